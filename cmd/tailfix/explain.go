@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/remedies"
+)
+
+type explainCmd struct {
+	What []string `arg:"" name:"ID|TEXT" help:"A pattern id (see 'tailfix patterns list'), or a line or more from a log."`
+}
+
+// Run shows a record by id, or the findings in the given text.
+func (c *explainCmd) Run(e *env) error {
+	m, err := e.load()
+	if err != nil {
+		return err
+	}
+	text := strings.Join(c.What, " ")
+	p := e.printer(e.stdout)
+	if r := m.Pack().Lookup(strings.TrimSpace(text)); r != nil {
+		return p.Record(r)
+	}
+	corr := matcher.NewCorrelator()
+	eng := m.NewEngine("text", func(o matcher.Occurrence) { corr.Add(o) })
+	eng.Write([]byte(text))
+	eng.Flush()
+	findings := corr.Findings()
+	if len(findings) == 0 {
+		return hintError{errors.New("no pattern id or known error in that text"),
+			"'tailfix patterns list' shows the ids; give the error line as the log prints it"}
+	}
+	for _, f := range findings {
+		if f.Record != nil {
+			if err := p.Record(f.Record); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := p.Report([]*matcher.Finding{f}, remedies.Summary{Sources: []string{"text"}, Lines: eng.Lines()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

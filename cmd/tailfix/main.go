@@ -1,0 +1,257 @@
+// Command tailfix reads sglang server logs and says what went wrong and
+// exactly what to change.
+//
+// This file holds the command line: flags, the colour decision, the tool's
+// own diagnostics and exit statuses. The commands are in their own files.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/rs/zerolog"
+	"golang.org/x/term"
+
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
+	"github.com/tailfix/tailfix/remedies"
+)
+
+// version is set at release time with -X main.version=…; otherwise it comes
+// from the build info.
+var version = ""
+
+func main() {
+	// A write to a closed pipe returns EPIPE instead of killing tailfix,
+	// so that `tailfix scan … | head` exits cleanly.
+	signal.Ignore(syscall.SIGPIPE)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
+
+// Exit statuses.
+const (
+	exitOK       = 0 // nothing at or above --fail-on
+	exitFound    = 1 // a finding at or above --fail-on
+	exitUsageErr = 2 // usage or I/O error
+)
+
+// errFound is returned by a command that found something at or above
+// --fail-on.
+var errFound = errors.New("findings at or above --fail-on")
+
+// cli is the whole command line.
+type cli struct {
+	Format   string   `help:"Output format: ${enum}." default:"text" enum:"text,json,markdown"`
+	Color    string   `help:"Colour the text output: ${enum}. auto colours a terminal unless NO_COLOR is set." default:"auto" enum:"auto,always,never"`
+	Patterns []string `help:"Also load the pattern records under DIR (YAML, or seed JSON with schemaVersion 2). A record replaces a built-in one with the same id. Repeatable." placeholder:"DIR" name:"patterns"`
+	FailOn   string   `help:"Exit with status 1 when a finding is at or above this severity: ${enum}." default:"error" enum:"info,warning,error,fatal,never" name:"fail-on"`
+	LogLevel string   `help:"Level of tailfix's own diagnostics on stderr: ${enum}." default:"warn" enum:"debug,info,warn,error" name:"log-level"`
+
+	Pipe    pipeCmd     `cmd:"" default:"1" help:"Read a log on stdin, pass it to stdout unchanged, and print hints on stderr as problems appear."`
+	Scan    scanCmd     `cmd:"" help:"Report what went wrong in saved logs, root cause first."`
+	Explain explainCmd  `cmd:"" help:"Show what tailfix knows about an error: a pattern id, or text from a log."`
+	PatCmd  patternsCmd `cmd:"" name:"patterns" help:"Inspect and test pattern packs."`
+	Version versionCmd  `cmd:"" help:"Print tailfix's version."`
+}
+
+// env is what every command runs with: the streams, and what the global
+// flags settled into.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            zerolog.Logger
+	format         remedies.Format
+	color          bool
+	width          int
+	failOn         patterns.Severity // 0: never fail
+	patternDirs    []string
+}
+
+// exitCode is panicked by kong's exit hook and recovered in run, so that
+// --help returns from run instead of ending the process.
+type exitCode int
+
+const description = `tailfix reads sglang server logs and says what went wrong and exactly what to change.
+
+  python -m sglang.launch_server … 2>&1 | tailfix     hints while the server runs
+  tailfix scan server.log                            post-mortem report, root cause first
+  tailfix explain sglang/pd-minimax-sparse-pp        what tailfix knows about an error
+
+Exit status: 0 when nothing at or above --fail-on was found, 1 when something was, 2 on usage or I/O errors.`
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	var c cli
+	defer func() {
+		if r := recover(); r != nil {
+			ec, ok := r.(exitCode)
+			if !ok {
+				panic(r)
+			}
+			code = int(ec)
+		}
+	}()
+	parser, err := kong.New(&c,
+		kong.Name("tailfix"),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(exitCode(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "tailfix: error: %v\n", err)
+		return exitUsageErr
+	}
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "tailfix: error: %s\n", lowerFirst(err.Error()))
+		fmt.Fprintf(stderr, "tailfix: hint: run 'tailfix --help' for usage\n")
+		return exitUsageErr
+	}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, patternDirs: c.Patterns}
+	e.format, _ = remedies.ParseFormat(c.Format) // kong checked the enum
+	e.color = decideColor(c.Color, stdout, getenv)
+	e.width = terminalWidth(stdout)
+	if c.FailOn != "never" {
+		e.failOn, _ = patterns.ParseSeverity(c.FailOn)
+	}
+	lvl, _ := zerolog.ParseLevel(c.LogLevel)
+	e.log = zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true, PartsExclude: []string{zerolog.TimestampFieldName}}).
+		Level(lvl).With().Str("component", "tailfix").Logger()
+
+	err = ctx.Run(e)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFound):
+		return exitFound
+	case errors.Is(err, syscall.EPIPE):
+		return exitOK // the reader went away: not an error
+	case errors.As(err, new(silentError)):
+		return exitUsageErr
+	}
+	fmt.Fprintf(stderr, "tailfix: error: %v\n", err)
+	var he hintError
+	if errors.As(err, &he) {
+		fmt.Fprintf(stderr, "tailfix: hint: %s\n", he.hint)
+	}
+	return exitUsageErr
+}
+
+// hintError is an error with advice printed after it.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (h hintError) Error() string { return h.err.Error() }
+func (h hintError) Unwrap() error { return h.err }
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// decideColor settles colour once: always and never win; auto colours only
+// a terminal, and only when NO_COLOR is unset or empty.
+func decideColor(flag string, stdout io.Writer, getenv func(string) string) bool {
+	switch flag {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := stdout.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalWidth is the width of a terminal stdout, or 100.
+func terminalWidth(stdout io.Writer) int {
+	if f, ok := stdout.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return min(w, 120)
+		}
+	}
+	return 100
+}
+
+// load builds the matcher from the built-in pack and any --patterns dirs.
+func (e *env) load() (*matcher.Matcher, error) {
+	start := time.Now()
+	pack, err := patterns.Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("built-in patterns: %w", err)
+	}
+	for _, dir := range e.patternDirs {
+		extra, err := patterns.LoadDir(dir)
+		if err != nil {
+			return nil, hintError{fmt.Errorf("load patterns from %q: %w", dir, err),
+				"fix the record named above, or leave out --patterns " + dir}
+		}
+		if pack, err = pack.With(extra); err != nil {
+			return nil, fmt.Errorf("load patterns from %q: %w", dir, err)
+		}
+	}
+	m, err := matcher.Compile(pack)
+	if err != nil {
+		return nil, err
+	}
+	e.log.Debug().Int("records", len(pack.Records)).Dur("took", time.Since(start)).Msg("patterns loaded")
+	return m, nil
+}
+
+func (e *env) printer(w io.Writer) *remedies.Printer {
+	return remedies.NewPrinter(w, remedies.Options{Format: e.format, Color: e.color, Width: e.width})
+}
+
+// verdict is errFound when a finding is at or above --fail-on.
+func (e *env) verdict(findings []*matcher.Finding) error {
+	if e.failOn == 0 {
+		return nil
+	}
+	for _, f := range findings {
+		if f.Severity >= e.failOn {
+			return errFound
+		}
+	}
+	return nil
+}
+
+type versionCmd struct{}
+
+func (versionCmd) Run(e *env) error {
+	_, err := fmt.Fprintf(e.stdout, "tailfix %s\n", buildVersion())
+	return err
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " (" + s.Value[:12] + ")"
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	return v
+}

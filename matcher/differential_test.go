@@ -1,0 +1,138 @@
+package matcher
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tailfix/tailfix/patterns"
+)
+
+func builtinMatcher(t testing.TB) *Matcher {
+	t.Helper()
+	pack, err := patterns.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// naiveMatch is the reference the automaton must agree with: every record's
+// literal or regexp tried on the normalized message, one by one.
+func naiveMatch(pack *patterns.Pack, res map[string]*regexp.Regexp, line []byte) []*patterns.Record {
+	msg := Normalize(nil, line)
+	_, msg = SplitHeader(msg)
+	var out []*patterns.Record
+	for _, r := range pack.Records {
+		var ok bool
+		if r.Match.Message != "" {
+			ok = bytes.Contains(msg, []byte(r.Match.Message))
+		} else {
+			ok = res[r.ID].Match(msg)
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func sameRecords(a, b []*patterns.Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, r := range a {
+		if !slices.Contains(b, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func ids(rs []*patterns.Record) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
+// FuzzMatchLineDifferential proves the prefilter drops no match: for any
+// line, the automaton-driven MatchLine finds exactly what the naive loop
+// over all records finds.
+func FuzzMatchLineDifferential(f *testing.F) {
+	m := builtinMatcher(f)
+	pack := m.Pack()
+	res := map[string]*regexp.Regexp{}
+	for _, r := range pack.Records {
+		if r.Match.Regex != "" {
+			res[r.ID] = regexp.MustCompile(r.Match.Regex)
+		}
+		for _, l := range append(slices.Clone(r.Tests.Match), r.Tests.NoMatch...) {
+			f.Add([]byte(l))
+			f.Add([]byte("[2026-08-28 10:15:20 TP3] " + l))
+			// An escape inside the needle: only the normalized view matches.
+			if len(l) > 10 {
+				f.Add([]byte(l[:len(l)/2] + "\x1b[1m" + l[len(l)/2:] + "\x1b[0m\r"))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			line = line[:bytes.IndexByte(line, '\n')]
+		}
+		got := m.MatchLine(line)
+		want := naiveMatch(pack, res, line)
+		if !sameRecords(got, want) {
+			t.Fatalf("line %q: automaton found %v, naive loop found %v", line, ids(got), ids(want))
+		}
+	})
+}
+
+// TestBuiltinRecordTests runs every built-in record's own tests.
+func TestBuiltinRecordTests(t *testing.T) {
+	m := builtinMatcher(t)
+	for _, r := range m.Pack().Records {
+		for _, l := range r.Tests.Match {
+			if !slices.Contains(m.MatchLine([]byte(l)), r) {
+				t.Errorf("%s: %s does not match %q", r.Origin, r.ID, l)
+			}
+		}
+		for _, l := range r.Tests.NoMatch {
+			if slices.Contains(m.MatchLine([]byte(l)), r) {
+				t.Errorf("%s: %s matches its near miss %q", r.Origin, r.ID, l)
+			}
+		}
+	}
+}
+
+// Nothing allocates per non-matching line, fed one line at a time as the
+// live modes do, or in blocks as scan does.
+func TestNoAllocationPerNonMatchingLine(t *testing.T) {
+	m := builtinMatcher(t)
+	lines := []string{
+		"[2026-08-28 10:15:27 TP0] Prefill batch, #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0\n",
+		"[2026-08-28 10:15:28] INFO:     127.0.0.1:51640 - \"POST /generate HTTP/1.1\" 200 OK\n",
+		"Capturing batches (bs=32 avail_mem=13.05 GB): 100%|██████████| 7/7 [00:03<00:00,  2.10it/s]\r\n",
+		"\x1b[32m[2026-08-28 10:15:27 DP1 TP1 EP1] Decode batch, #running-req: 12, #token: 2048, gen throughput (token/s): 812.5\x1b[0m\n",
+	}
+	e := m.NewEngine("x", func(Occurrence) { t.Fatal("unexpected occurrence") })
+	for _, l := range lines {
+		b := []byte(l)
+		e.Write(b) // warm the scratch buffers
+		if n := testing.AllocsPerRun(200, func() { e.Write(b) }); n != 0 {
+			t.Errorf("Write(%q): %v allocations per line, want 0", l, n)
+		}
+	}
+	block := []byte(strings.Repeat(strings.Join(lines, ""), 1000))
+	e.Write(block)
+	if n := testing.AllocsPerRun(20, func() { e.Write(block) }); n != 0 {
+		t.Errorf("Write(block of %d lines): %v allocations, want 0", 4000, n)
+	}
+}

@@ -1,0 +1,243 @@
+package matcher
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tailfix/tailfix/patterns"
+)
+
+// testPack is a small pack written for these tests, independent of the
+// built-in knowledge.
+const testPack = `
+- id: t/pp
+  title: pp
+  severity: error
+  match: {exception: RuntimeError, message: "PD disagg: PP>1 not supported for MiniMax sparse index yet."}
+  tests: {match: ["RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet."]}
+- id: t/wrapper
+  title: wrapper
+  severity: error
+  role: wrapper
+  match: {regex: 'Transfer thread failed because of (?P<cause>.+?)\.? Prefill instance with bootstrap_port=(?P<port>\d+) is dead'}
+  tests: {match: ["Transfer thread failed because of x. Prefill instance with bootstrap_port=1 is dead."]}
+- id: t/oom
+  title: oom
+  severity: error
+  match: {regex: '(?:CUDA out of memory|CUDA error: out of memory)'}
+  tests: {match: ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."]}
+- id: t/sigquit
+  title: sigquit
+  severity: error
+  role: symptom
+  match: {message: "Received sigquit from a child process."}
+  tests: {match: ["Received sigquit from a child process. It usually means the child failed."]}
+`
+
+func testMatcher(t testing.TB) *Matcher {
+	t.Helper()
+	recs, err := patterns.ParseYAML("test.yaml", []byte(testPack))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack, err := patterns.NewPack(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// occurrences runs a log through an engine, fed in pieces of the given size
+// (0: all at once), and returns what it reported.
+func occurrences(t *testing.T, m *Matcher, log string, piece int) []Occurrence {
+	t.Helper()
+	var got []Occurrence
+	e := m.NewEngine("x.log", func(o Occurrence) { got = append(got, o) })
+	if piece <= 0 {
+		piece = len(log) + 1
+	}
+	for i := 0; i < len(log); i += piece {
+		e.Write([]byte(log[i:min(i+piece, len(log))]))
+	}
+	e.Flush()
+	return got
+}
+
+// brief renders occurrences for comparison.
+func brief(os []Occurrence) string {
+	var b strings.Builder
+	for _, o := range os {
+		fmt.Fprintf(&b, "%s %d-%d rank=%q exc=%q msg=%q\n", o.ID, o.Line, o.EndLine, o.Rank, o.Exception, o.Message)
+	}
+	return b.String()
+}
+
+const mooncakeChain = `[2026-08-28 12:40:03 PP0 TP0] Prefill batch, #new-seq: 1
+Exception in thread Thread-12 (transfer_worker):
+Traceback (most recent call last):
+  File "/x/mooncake/conn.py", line 1829, in transfer_worker
+    state_rc = self.maybe_send_extra(
+               ^^^^^^^^^^^^^^^^^^^^^^
+  File "/x/mooncake/conn.py", line 1402, in maybe_send_extra
+    raise RuntimeError(
+RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet.
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/usr/lib/python3.12/threading.py", line 1075, in _bootstrap_inner
+    self.run()
+  File "/x/mooncake/conn.py", line 1936, in transfer_worker
+    raise RuntimeError(
+RuntimeError: Transfer thread failed because of PD disagg: PP>1 not supported for MiniMax sparse index yet.. Prefill instance with bootstrap_port=8998 is dead.
+[2026-08-28 12:40:05 PP0 TP0] Decode batch, #running-req: 1
+`
+
+func TestEngineEvents(t *testing.T) {
+	m := testMatcher(t)
+	tests := []struct {
+		name, log, want string
+	}{
+		{
+			name: "chained traceback reports the root, not the wrapper",
+			log:  mooncakeChain,
+			want: `t/pp 2-18 rank="" exc="RuntimeError" msg="PD disagg: PP>1 not supported for MiniMax sparse index yet."` + "\n",
+		},
+		{
+			name: "wrapper alone is reported with its exception",
+			log: "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n" +
+				"RuntimeError: Transfer thread failed because of boom. Prefill instance with bootstrap_port=8998 is dead.\n",
+			want: `t/wrapper 1-3 rank="" exc="RuntimeError" msg="Transfer thread failed because of boom. Prefill instance with bootstrap_port=8998 is dead."` + "\n",
+		},
+		{
+			name: "scheduler traceback in a log record, then the symptom",
+			log: "[2026-08-28 11:02:41 TP1] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"  File \"/x/scheduler.py\", line 5191, in run_scheduler_process\n" +
+				"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB.\n" +
+				"\n" +
+				"[2026-08-28 11:02:41] Received sigquit from a child process. It usually means the child failed.\n" +
+				"Killed\n",
+			want: `t/oom 1-3 rank="TP1" exc="torch.OutOfMemoryError" msg="CUDA out of memory. Tried to allocate 1.50 GiB."` + "\n" +
+				`t/sigquit 5-5 rank="" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n",
+		},
+		{
+			name: "unknown traceback is still reported, root exception first",
+			log: "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nKeyError: 'x'\n\n" +
+				"During handling of the above exception, another exception occurred:\n\n" +
+				"Traceback (most recent call last):\n  File \"a.py\", line 3, in g\nValueError: bad\nnext line\n",
+			want: `unknown/traceback 1-9 rank="" exc="KeyError" msg="'x'"` + "\n",
+		},
+		{
+			name: "traceback cut off by the end of the log",
+			log:  "[2026-08-28 11:02:41 TP0] Scheduler hit an exception: Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n",
+			want: `unknown/traceback 1-2 rank="TP0" exc="" msg="Scheduler hit an exception: Traceback (most recent call last):"` + "\n",
+		},
+		{
+			name: "a new header ends a traceback",
+			log: "[2026-08-28 11:02:41 TP0] Scheduler hit an exception: Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n" +
+				"[2026-08-28 11:02:41 TP1] Scheduler hit an exception: Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n" +
+				"RuntimeError: CUDA error: out of memory\n",
+			want: `unknown/traceback 1-2 rank="TP0" exc="" msg="Scheduler hit an exception: Traceback (most recent call last):"` + "\n" +
+				`t/oom 3-5 rank="TP1" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "bare exception line outside a traceback",
+			log:  "some output\nValueError: invalid literal for int()\nmore output\n",
+			want: `unknown/error 2-2 rank="" exc="ValueError" msg="invalid literal for int()"` + "\n",
+		},
+		{
+			name: "last line without newline",
+			log:  "ok\nRuntimeError: CUDA error: out of memory",
+			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "CRLF and colour",
+			log:  "ok\r\n\x1b[31mRuntimeError: CUDA \x1b[1merror: out of memory\x1b[0m\r\n",
+			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "healthy lines report nothing",
+			log: "[2026-08-28 10:15:26] INFO:     Uvicorn running on http://127.0.0.1:30000\n" +
+				"[2026-08-28 10:15:20 TP0] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +
+				"[2026-08-28 10:15:20 TP0] Disable CUDA graph for this batch size\n",
+			want: "",
+		},
+	}
+	for _, tt := range tests {
+		for _, piece := range []int{0, 1, 7} {
+			t.Run(fmt.Sprintf("%s/piece=%d", tt.name, piece), func(t *testing.T) {
+				if got := brief(occurrences(t, m, tt.log, piece)); got != tt.want {
+					t.Errorf("got:\n%s\nwant:\n%s", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// Regression: an event that never ends is closed by the line limit, and
+// what follows it is still read.
+func TestEngineEventLimit(t *testing.T) {
+	m := testMatcher(t)
+	var b strings.Builder
+	b.WriteString("Traceback (most recent call last):\n")
+	for range maxEventLines + 10 {
+		b.WriteString("  File \"a.py\", line 1, in f\n")
+	}
+	b.WriteString("RuntimeError: CUDA error: out of memory\n")
+	got := occurrences(t, m, b.String(), 0)
+	if len(got) != 2 || got[0].ID != UnknownTraceback || got[0].EndLine != maxEventLines || got[1].ID != "t/oom" {
+		t.Fatalf("got %s", brief(got))
+	}
+}
+
+func TestEngineHugeLine(t *testing.T) {
+	m := testMatcher(t)
+	log := "RuntimeError: CUDA error: out of memory " + strings.Repeat("x", 3*MaxLine) + "\nok\nValueError: after\n"
+	got := occurrences(t, m, log, 1<<16)
+	if len(got) != 2 || got[0].ID != "t/oom" || got[1].Line != 3 {
+		t.Fatalf("got %s", brief(got))
+	}
+}
+
+func TestCorrelatorMergesRanksAndLinksSymptoms(t *testing.T) {
+	m := testMatcher(t)
+	var log strings.Builder
+	for r := range 8 {
+		fmt.Fprintf(&log, "[2026-08-28 11:02:4%d TP%d] Scheduler hit an exception: Traceback (most recent call last):\n", r, r)
+		log.WriteString("  File \"x.py\", line 1, in f\n")
+		fmt.Fprintf(&log, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 GiB.\n\n", r)
+	}
+	log.WriteString("[2026-08-28 11:02:49] Received sigquit from a child process. It usually means the child failed.\n")
+	c := NewCorrelator()
+	for _, o := range occurrences(t, m, log.String(), 0) {
+		c.Add(o)
+	}
+	fs := c.Findings()
+	if len(fs) != 2 {
+		t.Fatalf("got %d findings, want 2", len(fs))
+	}
+	oom, sig := fs[0], fs[1]
+	wantRanks := []string{"TP0", "TP1", "TP2", "TP3", "TP4", "TP5", "TP6", "TP7"}
+	if oom.ID != "t/oom" || oom.Count != 8 || !slices.Equal(oom.Ranks, wantRanks) || !oom.RootCause ||
+		oom.FirstSeen != "2026-08-28 11:02:40" || oom.LastSeen != "2026-08-28 11:02:47" {
+		t.Errorf("oom finding = %+v", oom)
+	}
+	if sig.ID != "t/sigquit" || sig.RootCause || sig.SymptomOf != "t/oom" {
+		t.Errorf("sigquit finding = %+v", sig)
+	}
+}
+
+func TestCompareRanks(t *testing.T) {
+	rs := []string{"TP10", "TP2", "DP1 TP1", "TP1", "DP0 TP3"}
+	slices.SortFunc(rs, compareRanks)
+	want := []string{"DP0 TP3", "DP1 TP1", "TP1", "TP2", "TP10"}
+	if !slices.Equal(rs, want) {
+		t.Errorf("got %v, want %v", rs, want)
+	}
+}

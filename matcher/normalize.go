@@ -1,0 +1,169 @@
+package matcher
+
+import "bytes"
+
+// Normalize appends to dst the matching view of one raw line (without its
+// newline) and returns the extended buffer. The view drops ANSI escape
+// sequences, a trailing CR, and everything up to the last CR that has text
+// after it: a progress bar redrawn with CR shows only its final state, as in
+// a terminal. Invalid UTF-8 and NUL bytes pass through unchanged.
+//
+// Normalize does not allocate when dst has room for the line.
+func Normalize(dst, raw []byte) []byte {
+	raw = bytes.TrimSuffix(raw, []byte{'\r'})
+	if i := bytes.LastIndexByte(raw, '\r'); i >= 0 {
+		raw = raw[i+1:]
+	}
+	if bytes.IndexByte(raw, 0x1b) < 0 {
+		return append(dst, raw...)
+	}
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != 0x1b {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		i = skipEscape(raw, i)
+	}
+	return dst
+}
+
+// skipEscape returns the index just past the escape sequence at raw[i].
+func skipEscape(raw []byte, i int) int {
+	i++ // ESC
+	if i >= len(raw) {
+		return i
+	}
+	switch raw[i] {
+	case '[': // CSI: parameters and intermediates, then a final byte 0x40–0x7E.
+		for i++; i < len(raw); i++ {
+			if raw[i] >= 0x40 && raw[i] <= 0x7e {
+				return i + 1
+			}
+		}
+		return i
+	case ']', 'P', '_', '^': // OSC, DCS, APC, PM: end at BEL or ESC \.
+		for i++; i < len(raw); i++ {
+			if raw[i] == 0x07 {
+				return i + 1
+			}
+			if raw[i] == 0x1b && i+1 < len(raw) && raw[i+1] == '\\' {
+				return i + 2
+			}
+		}
+		return i
+	default: // Two-byte sequence such as ESC ( B or ESC =.
+		if raw[i] >= 0x20 && raw[i] <= 0x2f && i+1 < len(raw) {
+			return i + 2
+		}
+		return i + 1
+	}
+}
+
+// Header is sglang's "[time PREFIX] " line header, split off a normalized line.
+type Header struct {
+	// Time is "YYYY-MM-DD HH:MM:SS", with ".mmm" when the server logs
+	// milliseconds. Empty when the line has no header.
+	Time []byte
+	// Ranks holds the rank tokens ("TP3", "DP1 TP1 EP1") as printed. Empty
+	// for the main process and for lines without a header.
+	Ranks []byte
+}
+
+// rankNames are the rank prefixes sglang's scheduler processes print.
+var rankNames = [...]string{"ATTN_CP", "MOE_DP", "DP", "PP", "TP", "EP"}
+
+// SplitHeader splits sglang's header off a normalized line. It accepts
+// "[YYYY-MM-DD HH:MM:SS(.mmm)( TOKEN)*] " with rank tokens in any order; a
+// line without such a header is returned whole with an empty Header.
+func SplitHeader(line []byte) (Header, []byte) {
+	const stamp = len("[2006-01-02 15:04:05")
+	if len(line) < stamp+1 || line[0] != '[' || !isStamp(line[1:stamp]) {
+		return Header{}, line
+	}
+	end := bytes.IndexByte(line[stamp:], ']')
+	if end < 0 {
+		return Header{}, line
+	}
+	end += stamp
+	t := line[1:stamp]
+	rest := line[stamp:end]
+	if len(rest) >= 4 && rest[0] == '.' && isDigits(rest[1:4]) {
+		t = line[1 : stamp+4]
+		rest = rest[4:]
+	}
+	if !validRanks(rest) {
+		return Header{}, line
+	}
+	msg := line[end+1:]
+	if len(msg) > 0 && msg[0] == ' ' {
+		msg = msg[1:]
+	}
+	return Header{Time: t, Ranks: bytes.TrimPrefix(rest, []byte{' '})}, msg
+}
+
+// isStamp reports whether b looks like "2006-01-02 15:04:05".
+func isStamp(b []byte) bool {
+	for i, c := range b {
+		switch i {
+		case 4, 7:
+			if c != '-' {
+				return false
+			}
+		case 10:
+			if c != ' ' {
+				return false
+			}
+		case 13, 16:
+			if c != ':' {
+				return false
+			}
+		default:
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// validRanks reports whether b is a (possibly empty) sequence of
+// " TOKEN<digits>" with known rank names.
+func validRanks(b []byte) bool {
+	for len(b) > 0 {
+		if b[0] != ' ' {
+			return false
+		}
+		b = b[1:]
+		n := 0
+		for _, name := range rankNames {
+			if bytes.HasPrefix(b, []byte(name)) {
+				n = len(name)
+				break
+			}
+		}
+		if n == 0 {
+			return false
+		}
+		b = b[n:]
+		d := 0
+		for d < len(b) && b[d] >= '0' && b[d] <= '9' {
+			d++
+		}
+		if d == 0 {
+			return false
+		}
+		b = b[d:]
+	}
+	return true
+}

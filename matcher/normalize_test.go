@@ -1,0 +1,101 @@
+package matcher
+
+import (
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain", "hello world", "hello world"},
+		{"crlf", "line\r", "line"},
+		{"progress bar redrawn", "Loading:  10%\rLoading:  50%\rLoading: 100%", "Loading: 100%"},
+		{"bar then trailing cr", "a\rb\r", "b"},
+		{"sgr colour", "\x1b[31mRuntimeError\x1b[0m: boom", "RuntimeError: boom"},
+		{"escape inside a word", "Runtime\x1b[1mError: boom", "RuntimeError: boom"},
+		{"osc title", "\x1b]0;title\x07text", "text"},
+		{"osc with st", "\x1b]8;;http://x\x1b\\link", "link"},
+		{"charset", "\x1b(Btext", "text"},
+		{"dangling escape", "text\x1b", "text"},
+		{"dangling csi", "text\x1b[31", "text"},
+		{"invalid utf8 kept", "bad \xff\xfe bytes", "bad \xff\xfe bytes"},
+		{"nul kept", "a\x00b", "a\x00b"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(Normalize(nil, []byte(tt.in))); got != tt.want {
+				t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSplitHeader(t *testing.T) {
+	tests := []struct {
+		in                   string
+		time, ranks, message string
+	}{
+		{"[2026-08-28 10:15:20 TP3] Load weight begin.", "2026-08-28 10:15:20", "TP3", "Load weight begin."},
+		{"[2026-08-28 10:15:20 DP1 TP1 EP1] msg", "2026-08-28 10:15:20", "DP1 TP1 EP1", "msg"},
+		{"[2026-08-28 10:15:20 PP1 TP0] msg", "2026-08-28 10:15:20", "PP1 TP0", "msg"},
+		{"[2026-08-28 10:15:20 ATTN_CP1 MOE_DP1 TP12] msg", "2026-08-28 10:15:20", "ATTN_CP1 MOE_DP1 TP12", "msg"},
+		{"[2026-08-28 10:15:20 TP0 PP1] any order", "2026-08-28 10:15:20", "TP0 PP1", "any order"},
+		{"[2026-08-28 10:15:20.123 TP0] ms", "2026-08-28 10:15:20.123", "TP0", "ms"},
+		{"[2026-08-28 10:15:20] main process", "2026-08-28 10:15:20", "", "main process"},
+		{"[2026-08-28 10:15:20] INFO:     Uvicorn running", "2026-08-28 10:15:20", "", "INFO:     Uvicorn running"},
+		{"[2026-08-28 10:15:20]", "2026-08-28 10:15:20", "", ""},
+		// Not sglang headers: kept whole.
+		{"[rank3]:[E227 16:30:43.526306740 ProcessGroupNCCL.cpp:630] x", "", "", "[rank3]:[E227 16:30:43.526306740 ProcessGroupNCCL.cpp:630] x"},
+		{"[2026-08-28 10:15:20 GPU0] msg", "", "", "[2026-08-28 10:15:20 GPU0] msg"},
+		{"[2026-08-28 10:15:20 TP] msg", "", "", "[2026-08-28 10:15:20 TP] msg"},
+		{"[2026-08-28 10:15:20 TP0 msg", "", "", "[2026-08-28 10:15:20 TP0 msg"},
+		{"Traceback (most recent call last):", "", "", "Traceback (most recent call last):"},
+		{"[", "", "", "["},
+	}
+	for _, tt := range tests {
+		h, msg := SplitHeader([]byte(tt.in))
+		if string(h.Time) != tt.time || string(h.Ranks) != tt.ranks || string(msg) != tt.message {
+			t.Errorf("SplitHeader(%q) = (%q, %q, %q), want (%q, %q, %q)",
+				tt.in, h.Time, h.Ranks, msg, tt.time, tt.ranks, tt.message)
+		}
+	}
+}
+
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{
+		"[2026-08-28 10:15:20 TP3] \x1b[31mRuntimeError\x1b[0m: boom\r",
+		"Capturing batches (bs=8 avail_mem=10.05 GB):  50%|█████     | 4/8\rCapturing batches (bs=4 avail_mem=10.01 GB): 100%|██████████| 8/8",
+		"\x1b]0;t\x07\x1b[", "\xff\x00\r\r", "[2026-08-28 10:15:20.123 DP1 TP1 EP1] x",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got := Normalize(nil, raw)
+		if len(got) > len(raw) {
+			t.Fatalf("normalized view longer than the line: %q -> %q", raw, got)
+		}
+		for _, c := range got {
+			if c == '\r' {
+				t.Fatalf("CR left in %q -> %q", raw, got)
+			}
+		}
+		if again := Normalize(nil, got); string(again) != string(got) && !containsEsc(raw) {
+			t.Fatalf("not idempotent: %q -> %q -> %q", raw, got, again)
+		}
+		h, msg := SplitHeader(got)
+		if len(h.Time) > 0 && len(msg) > len(got) {
+			t.Fatalf("message longer than line")
+		}
+	})
+}
+
+func containsEsc(b []byte) bool {
+	for _, c := range b {
+		if c == 0x1b {
+			return true
+		}
+	}
+	return false
+}

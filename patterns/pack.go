@@ -1,0 +1,260 @@
+package patterns
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed */*.yaml
+var builtin embed.FS
+
+// Pack is a validated set of records with unique ids.
+type Pack struct {
+	Records []*Record
+	byID    map[string]*Record
+}
+
+// RecordError is returned when a record is malformed. It names the file, the
+// line where the record starts (0 when unknown), the record id (empty when the
+// record has none) and the field at fault.
+type RecordError struct {
+	File  string
+	Line  int
+	ID    string
+	Field string
+	Err   error
+}
+
+func (e *RecordError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.ID != "" {
+		fmt.Fprintf(&b, ": record %q", e.ID)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, ": %s", e.Field)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	return b.String()
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// Builtin returns the pack embedded in the binary.
+func Builtin() (*Pack, error) {
+	return Load(builtin, "patterns")
+}
+
+// LoadDir loads every .yaml, .yml and .json file under dir.
+func LoadDir(dir string) (*Pack, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	return Load(os.DirFS(dir), dir)
+}
+
+// Load reads every pattern file in fsys. Names in errors and in each record's
+// Origin are prefixed with prefix.
+func Load(fsys fs.FS, prefix string) (*Pack, error) {
+	var recs []*Record
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		ext := path.Ext(name)
+		if ext != ".yaml" && ext != ".yml" && ext != ".json" {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		display := path.Join(prefix, name)
+		var rs []*Record
+		if ext == ".json" {
+			rs, err = ParseSeed(display, data)
+		} else {
+			rs, err = ParseYAML(display, data)
+		}
+		if err != nil {
+			return err
+		}
+		recs = append(recs, rs...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return NewPack(recs)
+}
+
+// NewPack validates records and indexes them by id.
+func NewPack(recs []*Record) (*Pack, error) {
+	p := &Pack{byID: make(map[string]*Record, len(recs))}
+	for _, r := range recs {
+		if err := r.Validate(); err != nil {
+			return nil, err
+		}
+		if prev, dup := p.byID[r.ID]; dup {
+			return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "id",
+				Err: fmt.Errorf("duplicate id, first defined in %s", prev.Origin)}
+		}
+		p.byID[r.ID] = r
+		p.Records = append(p.Records, r)
+	}
+	for _, r := range p.Records {
+		for _, id := range r.Related {
+			if p.byID[id] == nil {
+				return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "related",
+					Err: fmt.Errorf("unknown id %q", id)}
+			}
+		}
+	}
+	return p, nil
+}
+
+// Lookup returns the record with the given id, or nil.
+func (p *Pack) Lookup(id string) *Record { return p.byID[id] }
+
+// With returns a pack holding p's records and extra's; a record of extra
+// replaces the one of p with the same id.
+func (p *Pack) With(extra *Pack) (*Pack, error) {
+	recs := make([]*Record, 0, len(p.Records)+len(extra.Records))
+	for _, r := range p.Records {
+		if extra.byID[r.ID] == nil {
+			recs = append(recs, r)
+		}
+	}
+	recs = append(recs, extra.Records...)
+	q := &Pack{Records: recs, byID: make(map[string]*Record, len(recs))}
+	for _, r := range recs {
+		q.byID[r.ID] = r
+	}
+	for _, r := range q.Records {
+		for _, id := range r.Related {
+			if q.byID[id] == nil {
+				return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "related", Err: fmt.Errorf("unknown id %q", id)}
+			}
+		}
+	}
+	return q, nil
+}
+
+var goTypeRE = regexp.MustCompile(` in type [\w.*\[\]]+`)
+
+var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)+$`)
+
+// Validate checks one record on its own; NewPack also checks ids across records.
+func (r *Record) Validate() error {
+	fail := func(field string, err error) error {
+		return &RecordError{File: r.Origin, ID: r.ID, Field: field, Err: err}
+	}
+	switch {
+	case r.ID == "":
+		return fail("id", errors.New("missing"))
+	case !idRE.MatchString(r.ID):
+		return fail("id", fmt.Errorf("%q is not family/name in lowercase letters, digits, '.', '_' or '-'", r.ID))
+	case strings.TrimSpace(r.Title) == "":
+		return fail("title", errors.New("missing"))
+	case r.Severity == 0:
+		return fail("severity", fmt.Errorf("missing (valid: %s)", strings.Join(Severities(), ", ")))
+	case r.Match.Message == "" && r.Match.Regex == "":
+		return fail("match", errors.New("needs message or regex"))
+	case r.Match.Message != "" && r.Match.Regex != "":
+		return fail("match", errors.New("has both message and regex; keep one"))
+	case !validUTF8(r.Match.Message, r.Match.Regex):
+		return fail("match", errors.New("not valid UTF-8"))
+	case strings.ContainsAny(r.Match.Message+r.Match.Regex, "\n"):
+		return fail("match", errors.New("matches one line: no newline allowed"))
+	case len(r.Tests.Match) == 0:
+		return fail("tests.match", errors.New("needs at least one line the record must match"))
+	}
+	if r.Match.Message != "" && len(r.Match.Message) < MinNeedle {
+		return fail("match.message", fmt.Errorf("%q is shorter than %d bytes", r.Match.Message, MinNeedle))
+	}
+	if r.Match.Regex != "" {
+		if _, err := regexp.Compile(r.Match.Regex); err != nil {
+			return fail("match.regex", err)
+		}
+		if _, err := r.Needles(); err != nil {
+			return fail("match.regex", err)
+		}
+	}
+	return nil
+}
+
+// ParseYAML parses a YAML list of records. name is used in errors and Origin.
+func ParseYAML(name string, data []byte) ([]*Record, error) {
+	var nodes []yaml.Node
+	if err := yaml.Unmarshal(data, &nodes); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	recs := make([]*Record, 0, len(nodes))
+	for i := range nodes {
+		n := &nodes[i]
+		id := nodeField(n, "id")
+		// Decode each record strictly, so a misspelt field is an error
+		// that names the record, not a silently missing remedy.
+		raw, err := yaml.Marshal(n)
+		if err != nil {
+			return nil, &RecordError{File: name, Line: n.Line, ID: id, Err: err}
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(raw))
+		dec.KnownFields(true)
+		r := new(Record)
+		if err := dec.Decode(r); err != nil {
+			return nil, &RecordError{File: name, Line: n.Line, ID: id, Err: cleanYAMLError(err)}
+		}
+		r.Origin = name
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
+func nodeField(n *yaml.Node, key string) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+// cleanYAMLError drops yaml's line numbers, which count from the record's
+// start once it is decoded on its own, and its Go type names.
+func cleanYAMLError(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		if _, rest, ok := strings.Cut(m, ": "); ok && strings.HasPrefix(m, "line ") {
+			m = rest
+		}
+		msgs[i] = goTypeRE.ReplaceAllString(m, "")
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}

@@ -1,0 +1,152 @@
+// Package patterns holds tailfix's knowledge: one record per known error,
+// saying how to recognise it and what to do about it.
+//
+// Records are data. The built-in pack is embedded from the YAML files beside
+// this package (one file per family, such as sglang/pd-disagg.yaml); users add
+// their own with LoadDir, which also reads records in the seed JSON schema
+// (schemaVersion 2). Every record is validated on load, and a bad one is
+// reported with its file, id and field.
+//
+// The matcher package compiles a Pack into its automaton; the remedies package
+// turns a matched record into advice. This package imports nothing of tailfix.
+package patterns
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Severity rates how bad an error is.
+type Severity uint8
+
+// Severities, from least to most severe. The zero value is "unset".
+const (
+	SeverityInfo Severity = iota + 1
+	SeverityWarning
+	SeverityError
+	SeverityFatal
+)
+
+var severityNames = [...]string{"", "info", "warning", "error", "fatal"}
+
+// Severities lists the valid severity names, least severe first.
+func Severities() []string { return append([]string(nil), severityNames[1:]...) }
+
+// ParseSeverity parses a severity name: info, warning, error or fatal.
+func ParseSeverity(s string) (Severity, error) {
+	for i, name := range severityNames[1:] {
+		if s == name {
+			return Severity(i + 1), nil
+		}
+	}
+	return 0, fmt.Errorf("invalid severity %q (valid: %s)", s, strings.Join(Severities(), ", "))
+}
+
+func (s Severity) String() string {
+	if int(s) < len(severityNames) && s != 0 {
+		return severityNames[s]
+	}
+	return fmt.Sprintf("severity(%d)", uint8(s))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Role says how a record's error relates to others in the same log.
+type Role uint8
+
+const (
+	// RoleCause is an error in its own right: the default.
+	RoleCause Role = iota
+	// RoleSymptom follows from an earlier error (a child died, the parent
+	// received SIGQUIT). It is linked to the cause reported before it.
+	RoleSymptom
+	// RoleWrapper wraps another error's message ("Transfer thread failed
+	// because of …"). In the same event, a cause found by another record wins.
+	RoleWrapper
+)
+
+var roleNames = [...]string{"cause", "symptom", "wrapper"}
+
+func (r Role) String() string {
+	if int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return fmt.Sprintf("role(%d)", uint8(r))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (r *Role) UnmarshalText(b []byte) error {
+	for i, name := range roleNames {
+		if string(b) == name {
+			*r = Role(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("invalid role %q (valid: %s)", b, strings.Join(roleNames[:], ", "))
+}
+
+// Record is one known error.
+type Record struct {
+	ID       string   `yaml:"id" json:"id"`
+	Title    string   `yaml:"title" json:"title"`
+	Severity Severity `yaml:"severity" json:"severity"`
+	Role     Role     `yaml:"role" json:"role"`
+	Match    Match    `yaml:"match" json:"match"`
+	Where    *Site    `yaml:"where" json:"where,omitempty"`
+	Cause    string   `yaml:"cause" json:"cause"`
+	Fix      Fix      `yaml:"fix" json:"fix"`
+	Related  []string `yaml:"related" json:"related,omitempty"`
+	Tags     []string `yaml:"tags" json:"tags,omitempty"`
+	Tests    Tests    `yaml:"tests" json:"tests"`
+
+	// Origin names the file the record was loaded from.
+	Origin string `yaml:"-" json:"origin"`
+}
+
+// Match says how to recognise a record's error in one normalized log line
+// (header, ANSI escapes and CR removed). Exactly one of Message and Regex is set.
+type Match struct {
+	// Exception is the Python exception class usually seen with the error.
+	Exception string `yaml:"exception" json:"exception,omitempty"`
+	// Message is a literal, case-sensitive substring of the line.
+	Message string `yaml:"message" json:"message,omitempty"`
+	// Regex is an unanchored RE2 expression; its named groups are captures.
+	Regex string `yaml:"regex" json:"regex,omitempty"`
+}
+
+// Site is where an error is raised in its project's source.
+type Site struct {
+	Repo     string `yaml:"repo" json:"repo"`
+	File     string `yaml:"file" json:"file"`
+	Line     int    `yaml:"line" json:"line,omitempty"`
+	Function string `yaml:"function" json:"function,omitempty"`
+}
+
+// Fix is what to do: steps, and an example command-line fragment before and
+// after the change.
+type Fix struct {
+	Steps  []string `yaml:"steps" json:"steps"`
+	Before string   `yaml:"before" json:"before,omitempty"`
+	After  string   `yaml:"after" json:"after,omitempty"`
+}
+
+// Tests are the record's own examples: log lines it must match and near
+// misses it must not.
+type Tests struct {
+	Match   []string `yaml:"match" json:"match"`
+	NoMatch []string `yaml:"no_match" json:"no_match"`
+}

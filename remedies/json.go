@@ -1,0 +1,70 @@
+package remedies
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/tailfix/tailfix/matcher"
+)
+
+// jsonFinding is the finding contract: one JSON object per line. Field names
+// are stable; add fields, never rename.
+type jsonFinding struct {
+	ID        string            `json:"id"`
+	Title     string            `json:"title"`
+	Severity  string            `json:"severity"`
+	Exception *string           `json:"exception"`
+	Message   string            `json:"message"`
+	Source    string            `json:"source"`
+	Line      int64             `json:"line"`
+	EndLine   int64             `json:"end_line"`
+	Count     int               `json:"count"`
+	Ranks     []string          `json:"ranks"`
+	FirstSeen *string           `json:"first_seen"`
+	LastSeen  *string           `json:"last_seen"`
+	RootCause bool              `json:"root_cause"`
+	SymptomOf *string           `json:"symptom_of"`
+	Remedy    Remedy            `json:"remedy"`
+	Site      *jsonSite         `json:"site"`
+	Captures  map[string]string `json:"captures,omitempty"`
+}
+
+type jsonSite struct {
+	Repo     string `json:"repo"`
+	File     string `json:"file"`
+	Line     int    `json:"line,omitempty"`
+	Function string `json:"function,omitempty"`
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toJSON(f *matcher.Finding) jsonFinding {
+	j := jsonFinding{
+		ID: f.ID, Title: f.Title, Severity: f.Severity.String(),
+		Exception: nullable(f.Exception), Message: f.Message,
+		Source: f.Source, Line: f.Line, EndLine: f.EndLine,
+		Count: f.Count, Ranks: f.Ranks,
+		FirstSeen: nullable(f.FirstSeen), LastSeen: nullable(f.LastSeen),
+		RootCause: f.RootCause, SymptomOf: nullable(f.SymptomOf),
+		Remedy: For(f), Captures: f.Captures,
+	}
+	if j.Ranks == nil {
+		j.Ranks = []string{}
+	}
+	if r := f.Record; r != nil && r.Where != nil {
+		j.Site = &jsonSite{Repo: r.Where.Repo, File: r.Where.File, Line: r.Where.Line, Function: r.Where.Function}
+	}
+	return j
+}
+
+// writeJSON writes one finding as a line of JSON.
+func writeJSON(w io.Writer, f *matcher.Finding) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(toJSON(f))
+}

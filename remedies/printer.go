@@ -1,0 +1,396 @@
+package remedies
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
+)
+
+// Format is an output format.
+type Format int
+
+// Output formats.
+const (
+	Text Format = iota
+	JSON
+	Markdown
+)
+
+var formatNames = []string{"text", "json", "markdown"}
+
+// Formats lists the valid format names.
+func Formats() []string { return append([]string(nil), formatNames...) }
+
+// ParseFormat parses text, json or markdown.
+func ParseFormat(s string) (Format, error) {
+	for i, n := range formatNames {
+		if s == n {
+			return Format(i), nil
+		}
+	}
+	return 0, fmt.Errorf("invalid format %q (valid: %s)", s, strings.Join(formatNames, ", "))
+}
+
+// Options configure a Printer. They are settled once, by the caller.
+type Options struct {
+	Format Format
+	// Color enables ANSI styling of the text format.
+	Color bool
+	// Width is the column to wrap text at; 0 means 100.
+	Width int
+}
+
+// Summary describes what a report covered.
+type Summary struct {
+	Sources []string
+	Lines   int64
+}
+
+// Printer renders findings to a writer.
+type Printer struct {
+	w   io.Writer
+	opt Options
+	st  styles
+}
+
+// NewPrinter returns a printer writing to w.
+func NewPrinter(w io.Writer, opt Options) *Printer {
+	if opt.Width <= 0 {
+		opt.Width = 100
+	}
+	opt.Width = max(opt.Width, 40)
+	return &Printer{w: w, opt: opt, st: newStyles(w, opt.Color && opt.Format == Text)}
+}
+
+// Finding writes one finding, as the live modes do when it appears.
+func (p *Printer) Finding(f *matcher.Finding) error {
+	bw := bufio.NewWriter(p.w)
+	switch p.opt.Format {
+	case JSON:
+		if err := writeJSON(bw, f); err != nil {
+			return err
+		}
+	case Markdown:
+		p.markdown(bw, f)
+	default:
+		p.text(bw, f)
+	}
+	return bw.Flush()
+}
+
+// Report writes a whole report: every finding in order, then for text and
+// Markdown a summary line.
+func (p *Printer) Report(findings []*matcher.Finding, sum Summary) error {
+	bw := bufio.NewWriter(p.w)
+	if p.opt.Format == Markdown {
+		fmt.Fprintf(bw, "# tailfix report: %s\n\n", strings.Join(sum.Sources, ", "))
+	}
+	for i, f := range findings {
+		switch p.opt.Format {
+		case JSON:
+			if err := writeJSON(bw, f); err != nil {
+				return err
+			}
+			continue
+		case Markdown:
+			p.markdown(bw, f)
+		default:
+			if i > 0 {
+				bw.WriteString("\n")
+			}
+			p.text(bw, f)
+		}
+	}
+	if p.opt.Format != JSON {
+		if len(findings) > 0 && p.opt.Format == Text {
+			bw.WriteString("\n")
+		}
+		p.summary(bw, findings, sum)
+	}
+	return bw.Flush()
+}
+
+func (p *Printer) summary(w io.Writer, findings []*matcher.Finding, sum Summary) {
+	where := fmt.Sprintf("%s (%s)", strings.Join(sum.Sources, ", "), plural(int(sum.Lines), "line"))
+	if len(findings) == 0 {
+		fmt.Fprintf(w, "%s %s\n", p.st.ok.Render("✓ no problems found"), "in "+where)
+		return
+	}
+	var counts [patterns.SeverityFatal + 1]int
+	causes := 0
+	for _, f := range findings {
+		counts[f.Severity]++
+		if f.RootCause && f.Severity >= patterns.SeverityError {
+			causes++
+		}
+	}
+	var parts []string
+	for s := patterns.SeverityFatal; s >= patterns.SeverityInfo; s-- {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	line := fmt.Sprintf("%s in %s: %s", plural(len(findings), "finding"), where, strings.Join(parts, ", "))
+	if causes > 0 {
+		line += "; root cause first"
+	}
+	fmt.Fprintln(w, p.st.summary.Render(line))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func (p *Printer) badge(s patterns.Severity) string {
+	st := p.st.err
+	switch s {
+	case patterns.SeverityFatal:
+		st = p.st.fatal
+	case patterns.SeverityWarning:
+		st = p.st.warning
+	case patterns.SeverityInfo:
+		st = p.st.info
+	}
+	return st.Render(strings.ToUpper(s.String()))
+}
+
+// indent is the column where a finding's body starts.
+const indent = "   "
+
+// text writes one finding as a block:
+//
+//	ERROR  title
+//	   id · ×8 on TP0–TP7 · root cause
+//	   Exception: message
+//	   at file:12-40 · first … last
+//	   raised in path:line (function)
+//
+//	   Why  …
+//	   Fix  1. …
+//	        - before
+//	        + after
+func (p *Printer) text(w io.Writer, f *matcher.Finding) {
+	st := &p.st
+	fmt.Fprintf(w, "%s %s\n", p.badge(f.Severity), st.title.Render(f.Title))
+
+	meta := []string{st.id.Render(f.ID)}
+	if f.Count > 1 || len(f.Ranks) > 0 {
+		seen := fmt.Sprintf("×%d", f.Count)
+		if len(f.Ranks) > 0 {
+			seen += " on " + FormatRanks(f.Ranks)
+		}
+		meta = append(meta, seen)
+	}
+	switch {
+	case !f.RootCause && f.SymptomOf != "":
+		meta = append(meta, "symptom of "+f.SymptomOf)
+	case !f.RootCause:
+		meta = append(meta, "symptom")
+	case f.Severity >= patterns.SeverityError:
+		meta = append(meta, "root cause")
+	}
+	fmt.Fprintf(w, "%s%s\n", indent, strings.Join(meta, st.meta.Render(" · ")))
+
+	msg := f.Message
+	if f.Exception != "" {
+		msg = f.Exception + ": " + msg
+	}
+	p.wrapped(w, indent, st.message, msg)
+
+	at := "at " + location(f)
+	if f.FirstSeen != "" {
+		at += " · " + f.FirstSeen
+		if f.LastSeen != "" && f.LastSeen != f.FirstSeen {
+			at += " → " + f.LastSeen
+		}
+	}
+	fmt.Fprintf(w, "%s%s\n", indent, st.meta.Render(at))
+	if r := f.Record; r != nil && r.Where != nil {
+		site := "raised in " + r.Where.File
+		if r.Where.Line > 0 {
+			site += fmt.Sprintf(":%d", r.Where.Line)
+		}
+		if r.Where.Function != "" {
+			site += " (" + r.Where.Function + ")"
+		}
+		fmt.Fprintf(w, "%s%s\n", indent, st.meta.Render(site))
+	}
+
+	p.remedy(w, f)
+}
+
+// remedy writes the Why / Fix part of a finding.
+func (p *Printer) remedy(w io.Writer, f *matcher.Finding) {
+	st := &p.st
+	rem := For(f)
+	const gutter = indent + "     "
+	if rem.Cause != "" {
+		fmt.Fprintln(w)
+		p.labelled(w, "Why", rem.Cause)
+	}
+	for i, step := range rem.Steps {
+		label := ""
+		if i == 0 {
+			label = "Fix"
+		}
+		p.labelled(w, label, fmt.Sprintf("%d. %s", i+1, step))
+	}
+	if rem.Before != "" || rem.After != "" {
+		before, after := diffFlags(rem.Before, rem.After, st)
+		fmt.Fprintf(w, "%s%s %s\n", gutter, st.minus.Render("-"), before)
+		fmt.Fprintf(w, "%s%s %s\n", gutter, st.plus.Render("+"), after)
+	}
+}
+
+// labelled writes "   Why  text…" with the text wrapped under itself.
+func (p *Printer) labelled(w io.Writer, label, text string) {
+	head := indent + p.st.label.Render(fmt.Sprintf("%-4s", label)) + " "
+	body := ansi.Wordwrap(text, p.opt.Width-len(indent)-5, "")
+	for i, line := range strings.Split(body, "\n") {
+		if i == 0 {
+			fmt.Fprintf(w, "%s%s\n", head, line)
+			continue
+		}
+		fmt.Fprintf(w, "%s     %s\n", indent, line)
+	}
+}
+
+func (p *Printer) wrapped(w io.Writer, prefix string, st interface{ Render(...string) string }, text string) {
+	body := ansi.Wrap(text, p.opt.Width-len(prefix), "")
+	for _, line := range strings.Split(body, "\n") {
+		fmt.Fprintf(w, "%s%s\n", prefix, st.Render(line))
+	}
+}
+
+// flagGroups splits a command-line fragment into groups: "--flag value…",
+// a label such as "prefill:", or a lone word.
+func flagGroups(s string) []string {
+	var groups []string
+	for _, tok := range strings.Fields(s) {
+		starts := strings.HasPrefix(tok, "-") || strings.HasSuffix(tok, ":") || len(groups) == 0 ||
+			strings.HasSuffix(groups[len(groups)-1], ":")
+		if starts {
+			groups = append(groups, tok)
+		} else {
+			groups[len(groups)-1] += " " + tok
+		}
+	}
+	return groups
+}
+
+// diffFlags renders before and after with the groups that differ marked.
+func diffFlags(before, after string, st *styles) (string, string) {
+	bg, ag := flagGroups(before), flagGroups(after)
+	mark := func(groups, other []string, changed interface{ Render(...string) string }) string {
+		in := make(map[string]int, len(other))
+		for _, g := range other {
+			in[g]++
+		}
+		out := make([]string, len(groups))
+		for i, g := range groups {
+			if in[g] > 0 {
+				in[g]--
+				out[i] = st.kept.Render(g)
+			} else {
+				out[i] = changed.Render(g)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	return mark(bg, ag, st.removed), mark(ag, bg, st.added)
+}
+
+// markdown writes one finding as a Markdown section.
+func (p *Printer) markdown(w io.Writer, f *matcher.Finding) {
+	fmt.Fprintf(w, "## %s: %s\n\n", strings.ToUpper(f.Severity.String()), f.Title)
+	fmt.Fprintf(w, "- id: `%s`\n", f.ID)
+	msg := f.Message
+	if f.Exception != "" {
+		msg = f.Exception + ": " + msg
+	}
+	fmt.Fprintf(w, "- message: `%s`\n", strings.ReplaceAll(msg, "`", "'"))
+	fmt.Fprintf(w, "- at: `%s`", location(f))
+	if f.Count > 1 || len(f.Ranks) > 0 {
+		fmt.Fprintf(w, ", ×%d", f.Count)
+		if len(f.Ranks) > 0 {
+			fmt.Fprintf(w, " on %s", FormatRanks(f.Ranks))
+		}
+	}
+	fmt.Fprintln(w)
+	if !f.RootCause && f.SymptomOf != "" {
+		fmt.Fprintf(w, "- symptom of: `%s`\n", f.SymptomOf)
+	}
+	if r := f.Record; r != nil && r.Where != nil {
+		fmt.Fprintf(w, "- raised in: `%s:%d`\n", r.Where.File, r.Where.Line)
+	}
+	rem := For(f)
+	if rem.Cause != "" {
+		fmt.Fprintf(w, "\n%s\n", rem.Cause)
+	}
+	if len(rem.Steps) > 0 {
+		fmt.Fprintln(w)
+		for i, s := range rem.Steps {
+			fmt.Fprintf(w, "%d. %s\n", i+1, s)
+		}
+	}
+	if rem.Before != "" || rem.After != "" {
+		fmt.Fprintf(w, "\n```diff\n- %s\n+ %s\n```\n", rem.Before, rem.After)
+	}
+	fmt.Fprintln(w)
+}
+
+// Record writes what tailfix knows about one record: for text and
+// Markdown a description with its remedy, for JSON the record itself.
+func (p *Printer) Record(r *patterns.Record) error {
+	bw := bufio.NewWriter(p.w)
+	if p.opt.Format == JSON {
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	f := &matcher.Finding{ID: r.ID, Title: r.Title, Severity: r.Severity, Record: r,
+		Exception: r.Match.Exception, RootCause: r.Role != patterns.RoleSymptom}
+	if p.opt.Format == Markdown {
+		p.markdown(bw, f)
+		return bw.Flush()
+	}
+	st := &p.st
+	fmt.Fprintf(bw, "%s %s\n", p.badge(r.Severity), st.title.Render(r.Title))
+	fmt.Fprintf(bw, "%s%s%s%s\n", indent, st.id.Render(r.ID), st.meta.Render(" · "), st.meta.Render(r.Role.String()))
+	m := r.Match.Message
+	if m == "" {
+		m = "/" + r.Match.Regex + "/"
+	}
+	if r.Match.Exception != "" {
+		m = r.Match.Exception + ": " + m
+	}
+	p.wrapped(bw, indent, st.message, m)
+	if r.Where != nil {
+		site := "raised in " + r.Where.File
+		if r.Where.Line > 0 {
+			site += fmt.Sprintf(":%d", r.Where.Line)
+		}
+		if r.Where.Function != "" {
+			site += " (" + r.Where.Function + ")"
+		}
+		fmt.Fprintf(bw, "%s%s\n", indent, st.meta.Render(site))
+	}
+	p.remedy(bw, f)
+	if len(r.Related) > 0 {
+		p.labelled(bw, "See", strings.Join(r.Related, ", "))
+	}
+	return bw.Flush()
+}

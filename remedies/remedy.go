@@ -1,0 +1,115 @@
+// Package remedies turns findings into what the user reads: the cause, the
+// steps to take, and the change to the command line, rendered as styled text,
+// JSON Lines (the finding contract) or Markdown.
+//
+// cmd/tailfix decides colour and width once and hands them to NewPrinter;
+// nothing here reads the environment.
+package remedies
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/tailfix/tailfix/matcher"
+)
+
+// Remedy is the advice attached to a finding.
+type Remedy struct {
+	Cause  string   `json:"cause"`
+	Steps  []string `json:"steps"`
+	Before string   `json:"before"`
+	After  string   `json:"after"`
+}
+
+// For returns the remedy of a finding: the record's own, or for an error no
+// record knows, how to read and report it.
+func For(f *matcher.Finding) Remedy {
+	if r := f.Record; r != nil {
+		steps := r.Fix.Steps
+		if steps == nil {
+			steps = []string{}
+		}
+		return Remedy{Cause: strings.TrimSpace(r.Cause), Steps: steps, Before: r.Fix.Before, After: r.Fix.After}
+	}
+	what := "error line"
+	if f.ID == matcher.UnknownTraceback {
+		what = "traceback"
+	}
+	query := f.Message
+	if query == "" {
+		query = f.Exception
+	}
+	return Remedy{
+		Cause: fmt.Sprintf("No pattern knows this %s yet. The exception and message are the log's own words; "+
+			"in a chained traceback the first exception is the original error and the later ones wrap it.", what),
+		Steps: []string{
+			fmt.Sprintf("Read the %s at %s", what, location(f)),
+			"Search sglang's issues for the message: https://github.com/sgl-project/sglang/issues?q=" +
+				url.QueryEscape(`"`+truncate(query, 80)+`"`),
+			"Teach tailfix the error: add a record for it to a pattern directory and pass --patterns DIR",
+		},
+	}
+}
+
+// location is "file:line" or "file:line-end".
+func location(f *matcher.Finding) string {
+	if f.EndLine > f.Line {
+		return fmt.Sprintf("%s:%d-%d", f.Source, f.Line, f.EndLine)
+	}
+	return fmt.Sprintf("%s:%d", f.Source, f.Line)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// FormatRanks writes rank tags compactly: consecutive ranks of one kind as a
+// range ("TP0–TP7"), others listed.
+func FormatRanks(ranks []string) string {
+	if len(ranks) == 0 {
+		return ""
+	}
+	var parts []string
+	for i := 0; i < len(ranks); {
+		name, n, ok := splitRank(ranks[i])
+		j := i + 1
+		for ok && j < len(ranks) {
+			name2, n2, ok2 := splitRank(ranks[j])
+			if !ok2 || name2 != name || n2 != n+(j-i) {
+				break
+			}
+			j++
+		}
+		switch {
+		case j-i >= 3:
+			parts = append(parts, ranks[i]+"–"+ranks[j-1])
+		default:
+			parts = append(parts, ranks[i:j]...)
+		}
+		i = j
+	}
+	return strings.Join(parts, ", ")
+}
+
+// splitRank splits "DP1 TP3" into "DP1 TP" and 3: the last token's number.
+func splitRank(r string) (string, int, bool) {
+	i := len(r)
+	for i > 0 && r[i-1] >= '0' && r[i-1] <= '9' {
+		i--
+	}
+	if i == len(r) {
+		return r, 0, false
+	}
+	n := 0
+	for _, c := range r[i:] {
+		n = n*10 + int(c-'0')
+		if n > 1<<20 {
+			return r, 0, false
+		}
+	}
+	return r[:i], n, true
+}
