@@ -236,33 +236,82 @@ func (p *Printer) remedy(w io.Writer, f *matcher.Finding) {
 	const gutter = indent + "     "
 	if rem.Cause != "" {
 		fmt.Fprintln(w)
-		p.labelled(w, "Why", rem.Cause)
+		p.labelled(w, "Why", "", rem.Cause)
+	}
+	if len(rem.Steps) > 0 {
+		fmt.Fprintln(w)
 	}
 	for i, step := range rem.Steps {
 		label := ""
 		if i == 0 {
 			label = "Fix"
 		}
-		p.labelled(w, label, fmt.Sprintf("%d. %s", i+1, step))
+		p.labelled(w, label, fmt.Sprintf("%d. ", i+1), step)
 	}
 	if rem.Before != "" || rem.After != "" {
 		before, after := diffFlags(rem.Before, rem.After, st)
+		fmt.Fprintln(w)
 		fmt.Fprintf(w, "%s%s %s\n", gutter, st.minus.Render("-"), before)
 		fmt.Fprintf(w, "%s%s %s\n", gutter, st.plus.Render("+"), after)
 	}
 }
 
-// labelled writes "   Why  text…" with the text wrapped under itself.
-func (p *Printer) labelled(w io.Writer, label, text string) {
-	head := indent + p.st.label.Render(fmt.Sprintf("%-4s", label)) + " "
-	body := ansi.Wordwrap(text, p.opt.Width-len(indent)-5, "")
-	for i, line := range strings.Split(body, "\n") {
+// labelled writes "   Why  text…" with the text wrapped under itself;
+// continuation lines hang under the text after a "1. " style prefix.
+func (p *Printer) labelled(w io.Writer, label, prefix, text string) {
+	head := indent + p.st.label.Render(fmt.Sprintf("%-4s", label)) + " " + prefix
+	hang := strings.Repeat(" ", len(indent)+5+len(prefix))
+	lines := wrapWords(p.code(text), p.opt.Width-len(hang))
+	for i, line := range lines {
 		if i == 0 {
 			fmt.Fprintf(w, "%s%s\n", head, line)
 			continue
 		}
-		fmt.Fprintf(w, "%s     %s\n", indent, line)
+		fmt.Fprintf(w, "%s%s\n", hang, line)
 	}
+}
+
+// code renders `code spans` in the code style, without their backticks.
+func (p *Printer) code(s string) string {
+	if !strings.Contains(s, "`") {
+		return s
+	}
+	parts := strings.Split(s, "`")
+	for i := 1; i < len(parts); i += 2 {
+		if i == len(parts)-1 { // unbalanced: keep the backtick
+			parts[i] = "`" + parts[i]
+			break
+		}
+		parts[i] = p.st.code.Render(parts[i])
+	}
+	return strings.Join(parts, "")
+}
+
+// wrapWords breaks text at spaces into lines of at most width cells
+// (escape sequences take none). A word longer than width gets a line of its
+// own; words are never split.
+func wrapWords(text string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	curW := 0
+	for _, word := range strings.Fields(text) {
+		ww := ansi.StringWidth(word)
+		if curW > 0 && curW+1+ww > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		if curW > 0 {
+			cur.WriteByte(' ')
+			curW++
+		}
+		cur.WriteString(word)
+		curW += ww
+	}
+	if curW > 0 || len(lines) == 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
 }
 
 func (p *Printer) wrapped(w io.Writer, prefix string, st interface{ Render(...string) string }, text string) {
@@ -390,7 +439,8 @@ func (p *Printer) Record(r *patterns.Record) error {
 	}
 	p.remedy(bw, f)
 	if len(r.Related) > 0 {
-		p.labelled(bw, "See", strings.Join(r.Related, ", "))
+		fmt.Fprintln(bw)
+		p.labelled(bw, "See", "", strings.Join(r.Related, ", "))
 	}
 	return bw.Flush()
 }

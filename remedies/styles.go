@@ -15,6 +15,7 @@ type styles struct {
 	id, meta                  lipgloss.Style
 	message                   lipgloss.Style
 	label                     lipgloss.Style
+	code                      lipgloss.Style
 	removed, added, kept      lipgloss.Style // flag diff
 	minus, plus               lipgloss.Style
 	summary, ok               lipgloss.Style
@@ -42,6 +43,7 @@ func newStyles(w io.Writer, color bool) styles {
 		meta:    r.NewStyle().Foreground(lipgloss.Color("245")),
 		message: r.NewStyle().Foreground(lipgloss.Color("210")),
 		label:   r.NewStyle().Bold(true).Foreground(lipgloss.Color("75")),
+		code:    r.NewStyle().Foreground(lipgloss.Color("222")),
 		removed: r.NewStyle().Foreground(lipgloss.Color("203")).Bold(true),
 		added:   r.NewStyle().Foreground(lipgloss.Color("78")).Bold(true),
 		kept:    r.NewStyle().Foreground(lipgloss.Color("250")),

@@ -1,0 +1,133 @@
+package matcher
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// synthLog writes about size bytes of an sglang-like log: batch lines from
+// eight ranks, access lines, and now and then a scheduler traceback.
+func synthLog(size int) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b bytes.Buffer
+	for n := 0; b.Len() < size; n++ {
+		ts := fmt.Sprintf("2026-08-28 10:%02d:%02d", n/60000%60, n/1000%60)
+		switch {
+		case n%5000 == 4999:
+			fmt.Fprintf(&b, "[%s TP%d] Scheduler hit an exception: Traceback (most recent call last):\n", ts, n%8)
+			b.WriteString("  File \"/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py\", line 5191, in run_scheduler_process\n")
+			b.WriteString("    scheduler.event_loop_overlap()\n")
+			fmt.Fprintf(&b, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 GiB.\n\n", rng.IntN(8)+1)
+		case n%10 == 0:
+			fmt.Fprintf(&b, "[%s] INFO:     127.0.0.1:%d - \"POST /generate HTTP/1.1\" 200 OK\n", ts, 40000+rng.IntN(20000))
+		case n%3 == 0:
+			fmt.Fprintf(&b, "[%s TP%d] Decode batch, #running-req: %d, #token: %d, token usage: 0.%02d, cuda graph: True, gen throughput (token/s): %d.%02d, #queue-req: 0\n",
+				ts, n%8, rng.IntN(256), rng.IntN(300000), rng.IntN(100), rng.IntN(9000), rng.IntN(100))
+		default:
+			fmt.Fprintf(&b, "[%s TP%d] Prefill batch, #new-seq: %d, #new-token: %d, #cached-token: %d, token usage: 0.%02d, #running-req: %d, #queue-req: %d\n",
+				ts, n%8, rng.IntN(16), rng.IntN(8192), rng.IntN(8192), rng.IntN(100), rng.IntN(256), rng.IntN(32))
+		}
+	}
+	return b.Bytes()
+}
+
+// Scan over blocks in parallel reports exactly what one-line-at-a-time
+// feeding reports, whatever the reads look like.
+func TestScanAgreesWithWrite(t *testing.T) {
+	m := builtinMatcher(t)
+	log := synthLog(12 << 20)
+	log = append(log, "RuntimeError: CUDA error: out of memory"...) // no final newline
+	var want []Occurrence
+	e := m.NewEngine("x", func(o Occurrence) { want = append(want, o) })
+	for line := range bytes.Lines(log) {
+		e.Write(line)
+	}
+	e.Flush()
+	if len(want) < 10 {
+		t.Fatalf("only %d occurrences in the synthetic log", len(want))
+	}
+	readers := map[string]func() io.Reader{
+		"whole":    func() io.Reader { return bytes.NewReader(log) },
+		"one byte": func() io.Reader { return iotest.HalfReader(iotest.OneByteReader(bytes.NewReader(log[:1<<20]))) },
+		"half":     func() io.Reader { return iotest.HalfReader(bytes.NewReader(log)) },
+	}
+	for name, r := range readers {
+		t.Run(name, func(t *testing.T) {
+			var got []Occurrence
+			e := m.NewEngine("x", func(o Occurrence) { got = append(got, o) })
+			if err := e.Scan(r()); err != nil {
+				t.Fatal(err)
+			}
+			w := want
+			if name == "one byte" {
+				w = nil
+				e2 := m.NewEngine("x", func(o Occurrence) { w = append(w, o) })
+				e2.Write(log[:1<<20])
+				e2.Flush()
+			}
+			if brief(got) != brief(w) {
+				t.Errorf("Scan found %d occurrences, Write found %d", len(got), len(w))
+			}
+		})
+	}
+}
+
+func TestScanReadError(t *testing.T) {
+	m := builtinMatcher(t)
+	var got []Occurrence
+	e := m.NewEngine("x", func(o Occurrence) { got = append(got, o) })
+	r := io.MultiReader(strings.NewReader("RuntimeError: CUDA error: out of memory\npartial"), iotest.ErrReader(io.ErrUnexpectedEOF))
+	if err := e.Scan(r); err != io.ErrUnexpectedEOF {
+		t.Fatalf("Scan error = %v, want %v", err, io.ErrUnexpectedEOF)
+	}
+	if len(got) != 1 || e.Lines() != 2 {
+		t.Errorf("got %d occurrences and %d lines, want 1 and 2", len(got), e.Lines())
+	}
+}
+
+// Regression: a line longer than a whole block is cut for matching, and the
+// lines after it keep their numbers.
+func TestScanOverlongLine(t *testing.T) {
+	m := builtinMatcher(t)
+	log := "a\n" + strings.Repeat("y", blockSize+123) + "\nValueError: after the long line\n"
+	var got []Occurrence
+	e := m.NewEngine("x", func(o Occurrence) { got = append(got, o) })
+	if err := e.Scan(strings.NewReader(log)); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Line != 3 || e.Lines() != 3 {
+		t.Fatalf("got %s, lines %d", brief(got), e.Lines())
+	}
+}
+
+func BenchmarkScan(b *testing.B) {
+	m := builtinMatcher(b)
+	log := synthLog(64 << 20)
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		n := 0
+		e := m.NewEngine("x", func(Occurrence) { n++ })
+		if err := e.Scan(bytes.NewReader(log)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWriteLine(b *testing.B) {
+	m := builtinMatcher(b)
+	line := []byte("[2026-08-28 10:15:27 TP0] Prefill batch, #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0\n")
+	e := m.NewEngine("x", func(Occurrence) {})
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		e.Write(line)
+	}
+}

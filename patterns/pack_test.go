@@ -1,0 +1,204 @@
+package patterns
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+const goodRecord = `
+- id: t/one
+  title: one
+  severity: error
+  match: {message: "something broke"}
+  tests: {match: ["something broke here"]}
+`
+
+func TestParseYAMLErrorsNameFileRecordAndField(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string // substrings of the error
+	}{
+		{"unknown field", "- id: t/x\n  title: x\n  severity: error\n  match: {message: abcd}\n  tests: {match: [abcd]}\n  cuase: typo\n",
+			[]string{"p.yaml:1", `record "t/x"`, "field cuase not found"}},
+		{"unknown nested field", "- id: t/x\n  title: x\n  severity: error\n  match: {mesage: abcd}\n  tests: {match: [abcd]}\n",
+			[]string{`record "t/x"`, "field mesage not found"}},
+		{"bad severity", "- id: t/x\n  title: x\n  severity: bad\n  match: {message: abcd}\n  tests: {match: [abcd]}\n",
+			[]string{`record "t/x"`, `invalid severity "bad"`, "info, warning, error, fatal"}},
+		{"bad role", "- id: t/x\n  title: x\n  severity: error\n  role: cuase\n  match: {message: abcd}\n  tests: {match: [abcd]}\n",
+			[]string{`record "t/x"`, `invalid role "cuase"`}},
+		{"not a list", "id: t/x\n", []string{"p.yaml", "cannot unmarshal"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseYAML("p.yaml", []byte(tt.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	base := func() *Record {
+		return &Record{ID: "t/x", Title: "x", Severity: SeverityError, Origin: "p.yaml",
+			Match: Match{Message: "boom!"}, Tests: Tests{Match: []string{"boom!"}}}
+	}
+	tests := []struct {
+		name  string
+		edit  func(r *Record)
+		field string // "" means valid
+	}{
+		{"valid", func(r *Record) {}, ""},
+		{"no id", func(r *Record) { r.ID = "" }, "id"},
+		{"id without family", func(r *Record) { r.ID = "nofamily" }, "id"},
+		{"id in capitals", func(r *Record) { r.ID = "T/X" }, "id"},
+		{"no title", func(r *Record) { r.Title = " " }, "title"},
+		{"no severity", func(r *Record) { r.Severity = 0 }, "severity"},
+		{"no match", func(r *Record) { r.Match.Message = "" }, "match"},
+		{"both", func(r *Record) { r.Match.Regex = "boom" }, "match"},
+		{"short literal", func(r *Record) { r.Match.Message = "ab" }, "match.message"},
+		{"bad regex", func(r *Record) { r.Match = Match{Regex: "boom("} }, "match.regex"},
+		{"regex without literal", func(r *Record) { r.Match = Match{Regex: `\d+ \w+`} }, "match.regex"},
+		{"regex with short literal", func(r *Record) { r.Match = Match{Regex: `ab\d+`} }, "match.regex"},
+		{"case-insensitive regex", func(r *Record) { r.Match = Match{Regex: `(?i)out of memory`} }, "match.regex"},
+		{"no tests", func(r *Record) { r.Tests.Match = nil }, "tests.match"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := base()
+			tt.edit(r)
+			err := r.Validate()
+			if tt.field == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var re *RecordError
+			if !errors.As(err, &re) {
+				t.Fatalf("error %v is not a *RecordError", err)
+			}
+			if re.Field != tt.field || re.File != "p.yaml" {
+				t.Errorf("error names field %q in %q, want %q in p.yaml: %v", re.Field, re.File, tt.field, err)
+			}
+		})
+	}
+}
+
+func TestNeedles(t *testing.T) {
+	tests := []struct {
+		regex string
+		want  []string
+	}{
+		{`Transfer thread failed because of (?P<cause>.+?)\.? Prefill instance`, []string{"Transfer thread failed because of "}},
+		{`(?:CUDA out of memory|CUDA error: out of memory)`, []string{"out of memory", "error: out of memory"}},
+		{`error: argument (?P<flag>--[\w-]+): invalid choice: '`, []string{": invalid choice: '"}},
+		{`(?:abcd|efgh)+ t`, []string{"abcd", "efgh"}},
+		{`(?:abcd|efgh)+ tail`, []string{" tail"}},
+		{`x{2,}yyyy`, []string{"yyyy"}},
+		{`Rank \d+ scheduler died during initialization`, []string{" scheduler died during initialization"}},
+	}
+	for _, tt := range tests {
+		r := &Record{Match: Match{Regex: tt.regex}}
+		got, err := r.Needles()
+		if err != nil {
+			t.Errorf("%s: %v", tt.regex, err)
+			continue
+		}
+		slices.Sort(got)
+		slices.Sort(tt.want)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Needles(%s) = %q, want %q", tt.regex, got, tt.want)
+		}
+	}
+}
+
+func TestLoadDuplicateAndRelated(t *testing.T) {
+	dup := fstest.MapFS{
+		"a/one.yaml": {Data: []byte(goodRecord)},
+		"b/two.yaml": {Data: []byte(goodRecord)},
+	}
+	if _, err := Load(dup, "dir"); err == nil || !strings.Contains(err.Error(), "duplicate id, first defined in dir/a/one.yaml") {
+		t.Errorf("duplicate ids: got %v", err)
+	}
+	rel := fstest.MapFS{"a/one.yaml": {Data: []byte(goodRecord + "  related: [t/missing]\n")}}
+	if _, err := Load(rel, "dir"); err == nil || !strings.Contains(err.Error(), `related: unknown id "t/missing"`) {
+		t.Errorf("unknown related id: got %v", err)
+	}
+}
+
+// A seed-schema record written for this test: the schema's fields, our words.
+const seedJSON = `{"record":{"id":"0a1b2c3d4e5f6a7b","repo":"sgl-project/sglang","slug":"widget-frobnication-failed",
+"errorMessage":"Widget frobnication failed for shard","messagePattern":"Widget frobnication failed for shard",
+"errorClass":"RuntimeError","severity":"error","filePath":"python/sglang/srt/widget.py","lineNumber":42,
+"documentation":"The widget could not be frobnicated.","solutions":["Use fewer widgets","Upgrade"],
+"exampleFix":"# before\n--widgets 8\n# after\n--widgets 4","preventionTips":["Count widgets first"],
+"tags":["widget"],"schemaVersion":2},"datasetVersion":"2026-01-01T00:00:00Z"}`
+
+func TestParseSeed(t *testing.T) {
+	recs, err := ParseSeed("seed.json", []byte(seedJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("got %d records", len(recs))
+	}
+	r := recs[0]
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	checks := map[string][2]string{
+		"id":        {r.ID, "sglang/widget-frobnication-failed"},
+		"exception": {r.Match.Exception, "RuntimeError"},
+		"message":   {r.Match.Message, "Widget frobnication failed for shard"},
+		"before":    {r.Fix.Before, "--widgets 8"},
+		"after":     {r.Fix.After, "--widgets 4"},
+		"file":      {r.Where.File, "python/sglang/srt/widget.py"},
+		"severity":  {r.Severity.String(), "error"},
+	}
+	for name, c := range checks {
+		if c[0] != c[1] {
+			t.Errorf("%s = %q, want %q", name, c[0], c[1])
+		}
+	}
+	if want := []string{"Use fewer widgets", "Upgrade", "Count widgets first"}; !slices.Equal(r.Fix.Steps, want) {
+		t.Errorf("steps = %q, want %q", r.Fix.Steps, want)
+	}
+	// An array of bare records loads too; a wrong schema version is refused.
+	bare := strings.TrimSuffix(strings.TrimPrefix(seedJSON, `{"record":`), `,"datasetVersion":"2026-01-01T00:00:00Z"}`)
+	if recs, err := ParseSeed("seeds.json", []byte("["+bare+"]")); err != nil || len(recs) != 1 {
+		t.Errorf("array of bare records: %d records, %v", len(recs), err)
+	}
+	v1 := strings.Replace(seedJSON, `"schemaVersion":2`, `"schemaVersion":1`, 1)
+	if _, err := ParseSeed("old.json", []byte(v1)); err == nil || !strings.Contains(err.Error(), "schemaVersion") {
+		t.Errorf("schema version 1: got %v", err)
+	}
+}
+
+func TestBuiltinLoads(t *testing.T) {
+	p, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"sglang/pd-minimax-sparse-pp", "sglang/minicpm-sparse-pd"} {
+		if p.Lookup(id) == nil {
+			t.Errorf("built-in pack lacks %s", id)
+		}
+	}
+	for _, r := range p.Records {
+		if len(r.Tests.NoMatch) == 0 {
+			t.Errorf("%s: %s has no near misses in tests.no_match", r.Origin, r.ID)
+		}
+		if strings.TrimSpace(r.Cause) == "" || len(r.Fix.Steps) == 0 {
+			t.Errorf("%s: %s has no cause or no fix steps", r.Origin, r.ID)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package remedies
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
+)
+
+func TestFormatRanks(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"TP0"}, "TP0"},
+		{[]string{"TP0", "TP1"}, "TP0, TP1"},
+		{[]string{"TP0", "TP1", "TP2", "TP3", "TP4", "TP5", "TP6", "TP7"}, "TP0–TP7"},
+		{[]string{"TP0", "TP1", "TP2", "TP5"}, "TP0–TP2, TP5"},
+		{[]string{"DP0 TP0", "DP0 TP1", "DP0 TP2", "DP1 TP3"}, "DP0 TP0–DP0 TP2, DP1 TP3"},
+		{[]string{"PP0 TP0", "PP1 TP0"}, "PP0 TP0, PP1 TP0"},
+	}
+	for _, tt := range tests {
+		if got := FormatRanks(tt.in); got != tt.want {
+			t.Errorf("FormatRanks(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFlagGroups(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"--tp-size 4 --pp-size 2", []string{"--tp-size 4", "--pp-size 2"}},
+		{"--enable-dp-attention --dp-size 2", []string{"--enable-dp-attention", "--dp-size 2"}},
+		{"prefill: --tp-size 8   decode: --tp-size 4", []string{"prefill:", "--tp-size 8", "decode:", "--tp-size 4"}},
+		{"--model-path a b", []string{"--model-path a b"}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		if got := flagGroups(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("flagGroups(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDiffFlagsMarksOnlyChanges(t *testing.T) {
+	var buf bytes.Buffer
+	st := newStyles(&buf, true)
+	before, after := diffFlags("--mode prefill --tp-size 4 --pp-size 2", "--mode prefill --tp-size 8 --pp-size 1", &st)
+	if !strings.Contains(before, st.kept.Render("--mode prefill")) || !strings.Contains(before, st.removed.Render("--pp-size 2")) {
+		t.Errorf("before = %q", before)
+	}
+	if !strings.Contains(after, st.added.Render("--tp-size 8")) || strings.Contains(after, st.added.Render("--mode prefill")) {
+		t.Errorf("after = %q", after)
+	}
+}
+
+func TestWrapWords(t *testing.T) {
+	got := wrapWords("aaa bbb ccc --a-long-flag-name dd", 10)
+	want := []string{"aaa bbb", "ccc", "--a-long-flag-name", "dd"}
+	if !slices.Equal(got, want) {
+		t.Errorf("wrapWords = %q, want %q", got, want)
+	}
+}
+
+// The JSON finding contract: every field present, nulls where DESIGN says.
+func TestJSONContract(t *testing.T) {
+	rec := &patterns.Record{ID: "sglang/x", Title: "X", Severity: patterns.SeverityError,
+		Cause: "because", Fix: patterns.Fix{Steps: []string{"do"}, Before: "--a 1", After: "--a 2"},
+		Where: &patterns.Site{Repo: "sgl-project/sglang", File: "f.py", Line: 3}}
+	fs := []*matcher.Finding{
+		{ID: rec.ID, Title: rec.Title, Severity: rec.Severity, Record: rec, Exception: "RuntimeError", Message: "m",
+			Source: "a.log", Line: 2, EndLine: 9, Count: 2, Ranks: []string{"TP0", "TP1"},
+			FirstSeen: "2026-08-28 10:00:00", LastSeen: "2026-08-28 10:00:01", RootCause: true},
+		{ID: matcher.UnknownTraceback, Title: "Unrecognised traceback", Severity: patterns.SeverityError,
+			Message: "boom", Source: "-", Line: 1, EndLine: 1, Count: 1},
+	}
+	var buf bytes.Buffer
+	if err := NewPrinter(&buf, Options{Format: JSON}).Report(fs, Summary{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines, want 2", len(lines))
+	}
+	fields := []string{"id", "title", "severity", "exception", "message", "source", "line", "end_line",
+		"count", "ranks", "first_seen", "last_seen", "root_cause", "symptom_of", "remedy", "site"}
+	for i, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fields {
+			if _, ok := m[f]; !ok {
+				t.Errorf("line %d lacks %q", i+1, f)
+			}
+		}
+	}
+	var unknown map[string]any
+	json.Unmarshal([]byte(lines[1]), &unknown)
+	for _, f := range []string{"exception", "first_seen", "symptom_of", "site"} {
+		if unknown[f] != nil {
+			t.Errorf("unknown finding: %s = %v, want null", f, unknown[f])
+		}
+	}
+	if r, ok := unknown["ranks"].([]any); !ok || len(r) != 0 {
+		t.Errorf("ranks = %v, want []", unknown["ranks"])
+	}
+	rem := unknown["remedy"].(map[string]any)
+	if steps := rem["steps"].([]any); len(steps) == 0 {
+		t.Errorf("unknown finding has no remedy steps")
+	}
+	if !strings.Contains(lines[0], `"remedy":{"cause":"because","steps":["do"],"before":"--a 1","after":"--a 2"}`) ||
+		!strings.Contains(lines[0], `"site":{"repo":"sgl-project/sglang","file":"f.py","line":3}`) {
+		t.Errorf("first line = %s", lines[0])
+	}
+}
+
+func TestTextNoColorHasNoEscapes(t *testing.T) {
+	f := &matcher.Finding{ID: "unknown/error", Title: "T", Severity: patterns.SeverityError, Message: "m", Source: "s", Line: 1, Count: 1, RootCause: true}
+	var buf bytes.Buffer
+	NewPrinter(&buf, Options{Format: Text, Color: false}).Report([]*matcher.Finding{f}, Summary{Sources: []string{"s"}, Lines: 1})
+	if strings.Contains(buf.String(), "\x1b") {
+		t.Errorf("escape in plain output: %q", buf.String())
+	}
+	buf.Reset()
+	NewPrinter(&buf, Options{Format: Text, Color: true}).Report([]*matcher.Finding{f}, Summary{Sources: []string{"s"}, Lines: 1})
+	if !strings.Contains(buf.String(), "\x1b[") {
+		t.Errorf("no escape in coloured output")
+	}
+}
