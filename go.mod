@@ -1,6 +1,6 @@
 module github.com/tailfix/tailfix
 
-go 1.26.8
+go 1.25.4
 
 require (
 	github.com/alecthomas/kong v1.17.0
@@ -11,7 +11,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/rs/zerolog v1.35.1
 	go.yaml.in/yaml/v3 v3.0.6
-	golang.org/x/term v0.48.0
+	golang.org/x/term v0.36.0
 )
 
 require (
@@ -25,6 +25,6 @@ require (
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/sys v0.37.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
