@@ -109,19 +109,26 @@ func Load(fsys fs.FS, prefix string) (*Pack, error) {
 
 // NewPack validates records and indexes them by id.
 func NewPack(recs []*Record) (*Pack, error) {
-	p := &Pack{byID: make(map[string]*Record, len(recs))}
 	for _, r := range recs {
 		if err := r.Validate(); err != nil {
 			return nil, err
 		}
+	}
+	return index(recs)
+}
+
+// index checks that ids are unique and related ids exist, and indexes the
+// records by id.
+func index(recs []*Record) (*Pack, error) {
+	p := &Pack{Records: recs, byID: make(map[string]*Record, len(recs))}
+	for _, r := range recs {
 		if prev, dup := p.byID[r.ID]; dup {
 			return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "id",
 				Err: fmt.Errorf("duplicate id, first defined in %s", prev.Origin)}
 		}
 		p.byID[r.ID] = r
-		p.Records = append(p.Records, r)
 	}
-	for _, r := range p.Records {
+	for _, r := range recs {
 		for _, id := range r.Related {
 			if p.byID[id] == nil {
 				return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "related",
@@ -144,19 +151,7 @@ func (p *Pack) With(extra *Pack) (*Pack, error) {
 			recs = append(recs, r)
 		}
 	}
-	recs = append(recs, extra.Records...)
-	q := &Pack{Records: recs, byID: make(map[string]*Record, len(recs))}
-	for _, r := range recs {
-		q.byID[r.ID] = r
-	}
-	for _, r := range q.Records {
-		for _, id := range r.Related {
-			if q.byID[id] == nil {
-				return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "related", Err: fmt.Errorf("unknown id %q", id)}
-			}
-		}
-	}
-	return q, nil
+	return index(append(recs, extra.Records...))
 }
 
 var goTypeRE = regexp.MustCompile(` in type [\w.*\[\]]+`)

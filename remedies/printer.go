@@ -134,7 +134,11 @@ func (p *Printer) summary(w io.Writer, findings []*matcher.Finding, sum Summary)
 	var parts []string
 	for s := patterns.SeverityFatal; s >= patterns.SeverityInfo; s-- {
 		if counts[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+			if s == patterns.SeverityFatal {
+				parts = append(parts, fmt.Sprintf("%d fatal", counts[s]))
+			} else {
+				parts = append(parts, plural(counts[s], s.String()))
+			}
 		}
 	}
 	line := fmt.Sprintf("%s in %s: %s", plural(len(findings), "finding"), where, strings.Join(parts, ", "))
@@ -442,5 +446,35 @@ func (p *Printer) Record(r *patterns.Record) error {
 		fmt.Fprintln(bw)
 		p.labelled(bw, "See", "", strings.Join(r.Related, ", "))
 	}
+	return bw.Flush()
+}
+
+// Brief writes one line per finding and the summary line: what the live
+// modes print at the end, after the full hints went by. JSON writes nothing:
+// every finding was already written as it appeared.
+func (p *Printer) Brief(findings []*matcher.Finding, sum Summary) error {
+	if p.opt.Format == JSON {
+		return nil
+	}
+	bw := bufio.NewWriter(p.w)
+	for _, f := range findings {
+		line := f.ID
+		if f.Count > 1 || len(f.Ranks) > 0 {
+			line += fmt.Sprintf(" ×%d", f.Count)
+			if len(f.Ranks) > 0 {
+				line += " on " + FormatRanks(f.Ranks)
+			}
+		}
+		line += fmt.Sprintf(" · line %d", f.Line)
+		if !f.RootCause && f.SymptomOf != "" {
+			line += " · symptom of " + f.SymptomOf
+		}
+		if p.opt.Format == Markdown {
+			fmt.Fprintf(bw, "- **%s** %s: `%s`\n", strings.ToUpper(f.Severity.String()), f.Title, line)
+			continue
+		}
+		fmt.Fprintf(bw, "%s %s  %s\n", p.badge(f.Severity), f.Title, p.st.meta.Render(line))
+	}
+	p.summary(bw, findings, sum)
 	return bw.Flush()
 }

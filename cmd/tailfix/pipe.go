@@ -52,12 +52,10 @@ func (pipeCmd) Run(e *env) error {
 	eng.Flush()
 	findings := corr.Findings()
 	if len(findings) > 0 {
+		fmt.Fprintln(e.stderr)
 		sum := remedies.Summary{Sources: []string{"stdin"}, Lines: eng.Lines()}
-		if e.format != remedies.JSON {
-			fmt.Fprintln(e.stderr)
-			if err := e.printer(e.stderr).Report(findings, sum); err != nil {
-				return err
-			}
+		if err := hints.Brief(findings, sum); err != nil {
+			return err
 		}
 	}
 	return e.verdict(findings)
