@@ -39,8 +39,8 @@ var markers = []struct {
 	{"terminate called after throwing", markNative},
 }
 
-// excLineRE recognises a Python exception line: a dotted class name ending
-// in Error, Exception or another builtin base, then ": message" or nothing.
+// excLineRE splits the line that ends a traceback into a dotted class name
+// and its message ("KeyError: 'x'", "KeyboardInterrupt").
 var excLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:: (.*))?$`)
 
 // bareExcRE recognises an exception line seen outside a traceback, where

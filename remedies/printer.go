@@ -220,17 +220,22 @@ func (p *Printer) text(w io.Writer, f *matcher.Finding) {
 	}
 	fmt.Fprintf(w, "%s%s\n", indent, st.meta.Render(at))
 	if r := f.Record; r != nil && r.Where != nil {
-		site := "raised in " + r.Where.File
-		if r.Where.Line > 0 {
-			site += fmt.Sprintf(":%d", r.Where.Line)
-		}
-		if r.Where.Function != "" {
-			site += " (" + r.Where.Function + ")"
-		}
-		fmt.Fprintf(w, "%s%s\n", indent, st.meta.Render(site))
+		fmt.Fprintf(w, "%s%s\n", indent, st.meta.Render("raised in "+siteText(r.Where)))
 	}
 
 	p.remedy(w, f)
+}
+
+// siteText is "file:line (function)".
+func siteText(s *patterns.Site) string {
+	t := s.File
+	if s.Line > 0 {
+		t += fmt.Sprintf(":%d", s.Line)
+	}
+	if s.Function != "" {
+		t += " (" + s.Function + ")"
+	}
+	return t
 }
 
 // remedy writes the Why / Fix part of a finding.
@@ -384,7 +389,7 @@ func (p *Printer) markdown(w io.Writer, f *matcher.Finding) {
 		fmt.Fprintf(w, "- symptom of: `%s`\n", f.SymptomOf)
 	}
 	if r := f.Record; r != nil && r.Where != nil {
-		fmt.Fprintf(w, "- raised in: `%s:%d`\n", r.Where.File, r.Where.Line)
+		fmt.Fprintf(w, "- raised in: `%s`\n", siteText(r.Where))
 	}
 	rem := For(f)
 	if rem.Cause != "" {
@@ -432,14 +437,7 @@ func (p *Printer) Record(r *patterns.Record) error {
 	}
 	p.wrapped(bw, indent, st.message, m)
 	if r.Where != nil {
-		site := "raised in " + r.Where.File
-		if r.Where.Line > 0 {
-			site += fmt.Sprintf(":%d", r.Where.Line)
-		}
-		if r.Where.Function != "" {
-			site += " (" + r.Where.Function + ")"
-		}
-		fmt.Fprintf(bw, "%s%s\n", indent, st.meta.Render(site))
+		fmt.Fprintf(bw, "%s%s\n", indent, st.meta.Render("raised in "+siteText(r.Where)))
 	}
 	p.remedy(bw, f)
 	if len(r.Related) > 0 {
