@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -129,5 +130,33 @@ func BenchmarkWriteLine(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		e.Write(line)
+	}
+}
+
+// BenchmarkScanFile scans a log named by TAILFIX_BENCH_LOG, such as the
+// 1 GiB one scripts/bench-scan.sh generates; it is skipped without one.
+func BenchmarkScanFile(b *testing.B) {
+	name := os.Getenv("TAILFIX_BENCH_LOG")
+	if name == "" {
+		b.Skip("TAILFIX_BENCH_LOG is not set")
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := builtinMatcher(b)
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		f, err := os.Open(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e := m.NewEngine(name, func(Occurrence) {})
+		if err := e.Scan(f); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
 	}
 }
