@@ -64,9 +64,8 @@ type hit struct {
 }
 
 type exc struct {
-	line         int64
-	class, msg   string
-	hasTraceback bool
+	line       int64
+	class, msg string
 }
 
 // event is the one open event of an engine.
@@ -79,6 +78,7 @@ type event struct {
 	rank      string
 	first     string // message of the first line
 	traceback bool
+	native    bool // opened by a C++ "terminate called after throwing"
 	hits      []hit
 	excs      []exc
 }
@@ -229,15 +229,17 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 		return
 	}
 	var hits []int32
-	opens, isExc := false, false
+	opens, native, isExc := false, false, false
 	for _, o := range owners {
 		switch {
 		case o >= 0:
 			if e.m.pats[o].confirm(msg) {
 				hits = append(hits, o)
 			}
-		case marker(o) == markTraceback || marker(o) == markThread || marker(o) == markNative:
+		case marker(o) == markTraceback || marker(o) == markThread:
 			opens = true
+		case marker(o) == markNative:
+			opens, native = true, true
 		case marker(o) == markException:
 			isExc = bareExcRE.Match(msg)
 		}
@@ -246,7 +248,7 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 		return
 	}
 	e.open = true
-	e.ev = event{state: stRecord, start: e.line, time: string(hdr.Time), rank: string(hdr.Ranks), first: string(msg)}
+	e.ev = event{state: stRecord, start: e.line, time: string(hdr.Time), rank: string(hdr.Ranks), first: string(msg), native: native}
 	switch {
 	case bytes.Contains(msg, tracebackHead):
 		e.ev.state, e.ev.traceback = stFrames, true
@@ -359,14 +361,13 @@ func (e *Engine) closeEvent() {
 		case len(ev.excs) > 0:
 			root := ev.excs[0]
 			o.ID, o.Exception, o.Message = UnknownError, root.class, root.msg
-			if root.class == "" {
-				o.Message = root.msg
-			}
 			if ev.traceback {
 				o.ID = UnknownTraceback
 			}
 		case ev.traceback:
 			o.ID, o.Message = UnknownTraceback, ev.first
+		case ev.native:
+			o.ID, o.Message = UnknownError, ev.first
 		default:
 			return
 		}

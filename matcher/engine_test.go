@@ -152,6 +152,11 @@ func TestEngineEvents(t *testing.T) {
 			want: `unknown/error 2-2 rank="" exc="ValueError" msg="invalid literal for int()"` + "\n",
 		},
 		{
+			name: "native crash is reported, not dropped",
+			log:  "ok\nterminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: an illegal memory access was encountered\nnext\n",
+			want: `unknown/error 2-3 rank="" exc="" msg="terminate called after throwing an instance of 'c10::Error'"` + "\n",
+		},
+		{
 			name: "last line without newline",
 			log:  "ok\nRuntimeError: CUDA error: out of memory",
 			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
