@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/tailfix/tailfix/patterns"
 )
@@ -190,8 +191,13 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 		}
 		end := pos + lineLen(block[pos:])
 		e.owners = e.owners[:0]
+		// A needle seen twice on a line, or on both the raw and the
+		// normalized view of a line with escapes, proposes its owner
+		// twice; confirm each owner once.
 		for ci < len(cands) && cands[ci].start == pos {
-			e.owners = append(e.owners, cands[ci].owner)
+			if !slices.Contains(e.owners, cands[ci].owner) {
+				e.owners = append(e.owners, cands[ci].owner)
+			}
 			ci++
 		}
 		e.line++

@@ -246,3 +246,14 @@ func TestCompareRanks(t *testing.T) {
 		t.Errorf("got %v, want %v", rs, want)
 	}
 }
+
+// Regression: a needle proposed twice on one line (two occurrences, or the
+// raw and the normalized view of a coloured line) is confirmed once.
+func TestEngineConfirmsEachOwnerOnce(t *testing.T) {
+	m := testMatcher(t)
+	e := m.NewEngine("x", func(Occurrence) {})
+	e.Write([]byte("\x1b[31mRuntimeError: CUDA error: out of memory; CUDA out of memory\x1b[0m\n"))
+	if !e.open || len(e.ev.hits) != 1 {
+		t.Fatalf("open=%v hits=%d, want one hit", e.open, len(e.ev.hits))
+	}
+}
