@@ -59,6 +59,7 @@ type cli struct {
 	Scan    scanCmd     `cmd:"" help:"Report what went wrong in saved logs, root cause first."`
 	Explain explainCmd  `cmd:"" help:"Show what tailfix knows about an error: a pattern id, or text from a log."`
 	PatCmd  patternsCmd `cmd:"" name:"patterns" help:"Inspect and test pattern packs."`
+	Measure measureCmd  `cmd:"" help:"Measure tailfix on a corpus of logs with known diagnoses: top-1, any-hit and false alarms."`
 	Version versionCmd  `cmd:"" help:"Print tailfix's version."`
 }
 
