@@ -25,7 +25,11 @@ const (
 	markTraceback marker = -1 - iota // "Traceback (most recent call last):"
 	markThread                       // "Exception in thread …"
 	markException                    // "…Error: …", "…Exception: …": a bare exception line
-	markNative                       // "terminate called after throwing …"
+	markNative                       // a native crash report: "terminate called …", "Fatal Python error: …"
+	markProcess                      // multiprocessing's "Process SpawnProcess-1:"
+	markLogging                      // "--- Logging error ---"
+	markUsage                        // argparse's "usage: prog [-h] …"
+	markLevel                        // a line that may state an error level
 )
 
 var markers = []struct {
@@ -36,12 +40,33 @@ var markers = []struct {
 	{"Exception in thread ", markThread},
 	{"Error: ", markException},
 	{"Exception: ", markException},
-	{"terminate called after throwing", markNative},
+	{"Error:\n", markException},
+	{"Exception:\n", markException},
+	{"Error:\r", markException},
+	{"Exception:\r", markException},
+	{"terminate called ", markNative},
+	{"Fatal Python error: ", markNative},
+	{"Caught signal ", markNative},
+	{"*** SIG", markNative},
+	{"*** Aborted at", markNative},
+	{"*** Check failure", markNative},
+	{"Process-", markProcess},
+	{"--- Logging error ---", markLogging},
+	{" [-h]", markUsage},
+	// Level words and the file:line of C++ log headers (glog, torch).
+	{"ERROR", markLevel},
+	{"CRITICAL", markLevel},
+	{"FATAL", markLevel},
+	{"Error ", markLevel},
+	{".cpp:", markLevel},
+	{".cc:", markLevel},
+	{".cu:", markLevel},
+	{".h:", markLevel},
 }
 
 // excLineRE splits the line that ends a traceback into a dotted class name
 // and its message ("KeyError: 'x'", "KeyboardInterrupt").
-var excLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:: (.*))?$`)
+var excLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::(?: (.*))?)?$`)
 
 // bareExcRE recognises an exception line seen outside a traceback, where
 // the class name must look like one: it ends in Error or Exception.

@@ -33,8 +33,11 @@ type Finding struct {
 	// from in SymptomOf, when one came before it.
 	RootCause bool
 	SymptomOf string
+	// Partial is true for a traceback cut before its exception line: it
+	// says where the error happened but not what it was.
+	Partial bool
 
-	seq int // order of first occurrence across all inputs
+	src int // order of the finding's source among the inputs
 }
 
 // Correlator merges occurrences into findings and links symptoms to the
@@ -42,6 +45,7 @@ type Finding struct {
 type Correlator struct {
 	findings []*Finding
 	byKey    map[string]*Finding
+	sources  []string
 }
 
 // NewCorrelator returns an empty correlator.
@@ -49,7 +53,9 @@ func NewCorrelator() *Correlator {
 	return &Correlator{byKey: make(map[string]*Finding)}
 }
 
-var digitsRE = regexp.MustCompile(`\d+`)
+// numbersRE finds what differs between occurrences of one error: hex
+// addresses and decimal numbers (ranks, sizes, pids, request ids).
+var numbersRE = regexp.MustCompile(`0x[0-9a-fA-F]+|\d+`)
 
 // key says which occurrences are the same error: the record, or for an
 // unknown error its exception and message with numbers masked.
@@ -57,7 +63,7 @@ func key(o *Occurrence) string {
 	if o.Record != nil {
 		return o.ID
 	}
-	return o.ID + "\x00" + o.Exception + "\x00" + digitsRE.ReplaceAllString(o.Message, "N")
+	return o.ID + "\x00" + o.Exception + "\x00" + numbersRE.ReplaceAllString(o.Message, "N")
 }
 
 // Add merges an occurrence. It returns the finding and whether it is new.
@@ -79,19 +85,23 @@ func (c *Correlator) Add(o Occurrence) (*Finding, bool) {
 		Exception: o.Exception, Message: o.Message, Captures: o.Captures,
 		Source: o.Source, Line: o.Line, EndLine: o.EndLine,
 		Count: 1, FirstSeen: o.Time, LastSeen: o.Time,
-		RootCause: true, seq: len(c.findings),
+		RootCause: true, Partial: o.Partial, src: c.sourceIndex(o.Source),
 	}
 	f.addRank(o.Rank)
 	if r := o.Record; r != nil {
 		f.Title, f.Severity = r.Title, r.Severity
 		if r.Role == patterns.RoleSymptom {
+			// For live output; Findings links again with the whole input.
 			f.RootCause = false
-			f.SymptomOf = c.causeBefore(o.Source)
+			c.link(append(slices.Clone(c.findings), f))
 		}
 	} else {
 		f.Severity = patterns.SeverityError
 		f.Title = "Unrecognised error"
-		if o.ID == UnknownTraceback {
+		switch {
+		case o.Partial:
+			f.Title = "Traceback cut off before its exception"
+		case o.ID == UnknownTraceback:
 			f.Title = "Unrecognised traceback"
 		}
 	}
@@ -100,15 +110,60 @@ func (c *Correlator) Add(o Occurrence) (*Finding, bool) {
 	return f, true
 }
 
-// causeBefore returns the id of the earliest cause at error level or above
-// already seen in source.
-func (c *Correlator) causeBefore(source string) string {
-	for _, f := range c.findings {
-		if f.RootCause && f.Source == source && f.Severity >= patterns.SeverityError {
-			return f.ID
+func (c *Correlator) sourceIndex(name string) int {
+	if i := slices.Index(c.sources, name); i >= 0 {
+		return i
+	}
+	c.sources = append(c.sources, name)
+	return len(c.sources) - 1
+}
+
+// before orders findings by where they were first seen: input order, then
+// line.
+func before(a, b *Finding) int {
+	return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.Line, b.Line))
+}
+
+// link names each symptom's cause: the earliest complete cause at error
+// level or above before it in the same input; else, since a child's
+// traceback can reach the log just after its parent's reaction to it, the
+// first such cause after it in the same input; else the earliest one in
+// another input (the other side of a prefill/decode pair).
+func (c *Correlator) link(sorted []*Finding) {
+	isCause := func(f *Finding) bool {
+		return f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError
+	}
+	for _, s := range sorted {
+		if s.RootCause {
+			continue
+		}
+		s.SymptomOf = ""
+		var after, other *Finding
+		for _, f := range sorted {
+			if !isCause(f) {
+				continue
+			}
+			switch {
+			case f.src != s.src:
+				if other == nil {
+					other = f
+				}
+			case f.Line < s.Line:
+				if s.SymptomOf == "" {
+					s.SymptomOf = f.ID
+				}
+			case after == nil:
+				after = f
+			}
+		}
+		switch {
+		case s.SymptomOf != "":
+		case after != nil:
+			s.SymptomOf = after.ID
+		case other != nil:
+			s.SymptomOf = other.ID
 		}
 	}
-	return ""
 }
 
 func (f *Finding) addRank(r string) {
@@ -119,13 +174,19 @@ func (f *Finding) addRank(r string) {
 	slices.SortFunc(f.Ranks, compareRanks)
 }
 
-// Findings returns the findings in report order: causes at error level and
-// above, earliest first; then symptoms; then everything below error level.
+// Findings returns the findings in report order: complete causes at error
+// level and above, earliest first; then symptoms; then tracebacks cut off
+// before their exception; then everything below error level. It also
+// links each symptom to its cause.
 func (c *Correlator) Findings() []*Finding {
 	out := slices.Clone(c.findings)
+	slices.SortStableFunc(out, before)
+	c.link(out)
 	group := func(f *Finding) int {
 		switch {
 		case f.Severity < patterns.SeverityError:
+			return 3
+		case f.Partial:
 			return 2
 		case !f.RootCause:
 			return 1
@@ -133,7 +194,7 @@ func (c *Correlator) Findings() []*Finding {
 		return 0
 	}
 	slices.SortStableFunc(out, func(a, b *Finding) int {
-		return cmp.Or(cmp.Compare(group(a), group(b)), cmp.Compare(a.seq, b.seq))
+		return cmp.Compare(group(a), group(b))
 	})
 	return out
 }

@@ -39,6 +39,10 @@ type Occurrence struct {
 	Time string
 	// Rank is the rank prefix of the event's first line ("TP3"), if any.
 	Rank string
+	// Partial is true for a traceback cut before its exception line: by
+	// the end of the log, a kill, or another record. Message is then its
+	// last frame.
+	Partial bool
 }
 
 // Ids of findings that no record knows.
@@ -54,8 +58,19 @@ const (
 	stRecord   state = iota // a matched line; takes indented continuation lines
 	stThread                // after "Exception in thread …": expects a traceback
 	stFrames                // inside a traceback: frames until the exception line
-	stAfterExc              // after an exception line: a chain may follow
+	stAfterExc              // after an exception line: a chain or the message's further lines may follow
 	stChain                 // after "During handling…": expects a traceback
+	stNative                // a native crash report: what(), frame #N, backtrace lines
+)
+
+// kind says what opened an event, where it changes which lines belong.
+type kind uint8
+
+const (
+	kindPlain    kind = iota
+	kindGroup         // an ExceptionGroup tree: "  | " and "+-" lines
+	kindLogError      // Python logging's "--- Logging error ---" report
+	kindUsage         // argparse's usage text, ended by "prog: error: …"
 )
 
 type hit struct {
@@ -67,21 +82,32 @@ type hit struct {
 type exc struct {
 	line       int64
 	class, msg string
+	group      int // which of several interleaved tracebacks it ends
 }
 
-// event is the one open event of an engine.
+// event is an open event of one stream.
 type event struct {
+	key       string // the stream
 	state     state
+	kind      kind
 	start     int64
 	end       int64
 	lines     int
 	time      string
 	rank      string
 	first     string // message of the first line
+	level     Level  // level the first line states, or the level an error-like message implies
 	traceback bool
-	native    bool // opened by a C++ "terminate called after throwing"
-	hits      []hit
-	excs      []exc
+	native    string // class of a C++ exception that ended the process, or "native"
+	// Traceback structure.
+	afterFrame bool   // the last line was a `File "…"` frame: a source line may follow
+	lastFrame  string // the last frame seen, for a traceback cut before its end
+	msgOpen    bool   // the last exception's message may go on over further lines
+	msgLines   int
+	pending    int // tracebacks opened in this event whose exception line is still to come
+	group      int // group of the next exception line
+	hits       []hit
+	excs       []exc
 }
 
 // Engine assembles the lines of one input into events and reports each
@@ -91,15 +117,18 @@ type Engine struct {
 	source string
 	emit   func(Occurrence)
 
-	line    int64 // lines consumed so far
-	open    bool
-	ev      event
+	line    int64    // lines consumed so far
+	evs     []*event // open events, one per stream, oldest first
+	free    []*event
 	norm    []byte
 	pending []byte // a partial last line, for Write
 	cands   []candidate
 	owners  []int32
 	scratch []byte
 }
+
+// maxStreams bounds the events open at once; the oldest is closed first.
+const maxStreams = 64
 
 // NewEngine returns an engine for one input named source (such as a file
 // name, or "-" for stdin). emit receives each occurrence as its event ends.
@@ -160,8 +189,8 @@ func (e *Engine) Flush() {
 		e.feed(e.pending)
 		e.pending = e.pending[:0]
 	}
-	if e.open {
-		e.closeEvent()
+	for len(e.evs) > 0 {
+		e.closeEvent(0)
 	}
 }
 
@@ -176,7 +205,7 @@ func (e *Engine) feed(block []byte) {
 func (e *Engine) feedLines(block []byte, cands []candidate) {
 	pos, ci := 0, 0
 	for pos < len(block) {
-		if !e.open {
+		if len(e.evs) == 0 {
 			next := len(block)
 			if ci < len(cands) {
 				next = cands[ci].start
@@ -211,191 +240,3 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 }
 
 var newline = []byte{'\n'}
-
-// Chain separators of Python tracebacks.
-var (
-	duringHandling = []byte("During handling of the above exception, another exception occurred:")
-	directCause    = []byte("The above exception was the direct cause of the following exception:")
-	tracebackHead  = []byte("Traceback (most recent call last)")
-	threadHead     = []byte("Exception in thread ")
-)
-
-// processLine runs one line through the open event, or opens one.
-func (e *Engine) processLine(raw []byte, owners []int32) {
-	e.norm = Normalize(e.norm[:0], raw)
-	hdr, msg := SplitHeader(e.norm)
-	if e.open {
-		if e.continues(hdr, msg) {
-			e.absorb(msg, owners)
-			return
-		}
-		e.closeEvent()
-	}
-	if len(owners) == 0 {
-		return
-	}
-	var hits []int32
-	opens, native, isExc := false, false, false
-	for _, o := range owners {
-		switch {
-		case o >= 0:
-			if e.m.pats[o].confirm(msg) {
-				hits = append(hits, o)
-			}
-		case marker(o) == markTraceback || marker(o) == markThread:
-			opens = true
-		case marker(o) == markNative:
-			opens, native = true, true
-		case marker(o) == markException:
-			isExc = bareExcRE.Match(msg)
-		}
-	}
-	if len(hits) == 0 && !opens && !isExc {
-		return
-	}
-	e.open = true
-	e.ev = event{state: stRecord, start: e.line, time: string(hdr.Time), rank: string(hdr.Ranks), first: string(msg), native: native}
-	switch {
-	case bytes.Contains(msg, tracebackHead):
-		e.ev.state, e.ev.traceback = stFrames, true
-	case bytes.HasPrefix(msg, threadHead):
-		e.ev.state, e.ev.traceback = stThread, true
-	case isExc:
-		e.addExc(msg)
-		if len(hdr.Time) == 0 {
-			e.ev.state = stAfterExc
-		}
-	}
-	e.ev.end, e.ev.lines = e.line, 1
-	for _, h := range hits {
-		e.addHit(h, msg)
-	}
-}
-
-// continues reports whether a line belongs to the open event, and moves the
-// event's state along.
-func (e *Engine) continues(hdr Header, msg []byte) bool {
-	ev := &e.ev
-	if len(hdr.Time) > 0 || ev.lines >= maxEventLines {
-		return false
-	}
-	indented := len(msg) > 0 && (msg[0] == ' ' || msg[0] == '\t')
-	blank := len(bytes.TrimSpace(msg)) == 0
-	switch ev.state {
-	case stRecord:
-		if bytes.HasPrefix(msg, tracebackHead) {
-			ev.state, ev.traceback = stFrames, true
-			return true
-		}
-		return indented
-	case stThread, stChain:
-		if bytes.HasPrefix(msg, tracebackHead) {
-			ev.state, ev.traceback = stFrames, true
-			return true
-		}
-		return blank && ev.state == stChain
-	case stFrames:
-		if indented || blank {
-			return true
-		}
-		ev.state = stAfterExc
-		e.addExc(msg)
-		return true
-	case stAfterExc:
-		switch {
-		case bytes.Equal(msg, duringHandling), bytes.Equal(msg, directCause):
-			ev.state = stChain
-			return true
-		case bytes.HasPrefix(msg, tracebackHead):
-			ev.state, ev.traceback = stFrames, true
-			return true
-		}
-		return blank || indented
-	}
-	return false
-}
-
-// absorb adds a continuing line to the open event.
-func (e *Engine) absorb(msg []byte, owners []int32) {
-	if len(bytes.TrimSpace(msg)) > 0 {
-		e.ev.end = e.line // a trailing blank line is not part of the event
-	}
-	e.ev.lines++
-	for _, o := range owners {
-		if o >= 0 && e.m.pats[o].confirm(msg) {
-			e.addHit(o, msg)
-		}
-	}
-}
-
-func (e *Engine) addHit(pat int32, msg []byte) {
-	if len(e.ev.hits) < maxEventHits {
-		e.ev.hits = append(e.ev.hits, hit{line: e.line, pat: pat, msg: string(msg)})
-	}
-}
-
-func (e *Engine) addExc(msg []byte) {
-	if len(e.ev.excs) >= maxEventExcs {
-		return
-	}
-	x := exc{line: e.line, msg: string(msg)}
-	if sub := excLineRE.FindSubmatch(msg); sub != nil {
-		x.class, x.msg = string(sub[1]), string(sub[2])
-	}
-	e.ev.excs = append(e.ev.excs, x)
-}
-
-// closeEvent decides what the open event was and reports it.
-func (e *Engine) closeEvent() {
-	e.open = false
-	ev := &e.ev
-	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank}
-	if best := e.bestHit(); best != nil {
-		p := &e.m.pats[best.pat]
-		o.Record, o.ID, o.Message = p.rec, p.rec.ID, best.msg
-		o.Captures = p.captures([]byte(best.msg))
-		for _, x := range ev.excs {
-			if x.line == best.line && x.class != "" {
-				o.Exception, o.Message = x.class, x.msg
-			}
-		}
-		if o.Exception == "" && p.rec.Role == patterns.RoleWrapper && len(ev.excs) > 0 {
-			o.Exception = ev.excs[0].class
-		}
-	} else {
-		switch {
-		case len(ev.excs) > 0:
-			root := ev.excs[0]
-			o.ID, o.Exception, o.Message = UnknownError, root.class, root.msg
-			if ev.traceback {
-				o.ID = UnknownTraceback
-			}
-		case ev.traceback:
-			o.ID, o.Message = UnknownTraceback, ev.first
-		case ev.native:
-			o.ID, o.Message = UnknownError, ev.first
-		default:
-			return
-		}
-	}
-	e.emit(o)
-}
-
-// bestHit picks the event's key line: a cause or symptom before a wrapper,
-// then the earliest line (the root of a chained traceback comes first).
-func (e *Engine) bestHit() *hit {
-	var best *hit
-	for i := range e.ev.hits {
-		h := &e.ev.hits[i]
-		if best == nil {
-			best = h
-			continue
-		}
-		hw := e.m.pats[h.pat].rec.Role == patterns.RoleWrapper
-		bw := e.m.pats[best.pat].rec.Role == patterns.RoleWrapper
-		if bw && !hw {
-			best = h
-		}
-	}
-	return best
-}

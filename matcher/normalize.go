@@ -80,7 +80,7 @@ var rankNames = [...]string{"ATTN_CP", "MOE_DP", "DP", "PP", "TP", "EP"}
 func SplitHeader(line []byte) (Header, []byte) {
 	const stamp = len("[2006-01-02 15:04:05")
 	if len(line) < stamp+1 || line[0] != '[' || !isStamp(line[1:stamp]) {
-		return Header{}, line
+		return splitRanksOnly(line)
 	}
 	end := bytes.IndexByte(line[stamp:], ']')
 	if end < 0 {
@@ -103,8 +103,40 @@ func SplitHeader(line []byte) (Header, []byte) {
 	return Header{Time: t, Ranks: bytes.TrimPrefix(rest, []byte{' '})}, msg
 }
 
+// splitRanksOnly splits a header that has ranks but no time, "[TP0] msg",
+// as some log shippers and copied excerpts leave it.
+func splitRanksOnly(line []byte) (Header, []byte) {
+	if len(line) < len("[TP0] ") || line[0] != '[' {
+		return Header{}, line
+	}
+	end := bytes.IndexByte(line, ']')
+	if end < 0 || end > 64 || end+1 >= len(line) || line[end+1] != ' ' {
+		return Header{}, line
+	}
+	// validRanks wants a space before each token: give it the bracket's
+	// position, checked as if it were one.
+	ranks := line[1:end]
+	if len(ranks) == 0 || ranks[0] == ' ' || !validRanksAfter(ranks) {
+		return Header{}, line
+	}
+	return Header{Ranks: ranks}, line[end+2:]
+}
+
+// validRanksAfter is validRanks for a sequence that starts with a token.
+func validRanksAfter(b []byte) bool {
+	for tok := range bytes.SplitSeq(b, []byte{' '}) {
+		if !validRank(tok) {
+			return false
+		}
+	}
+	return true
+}
+
 // isStamp reports whether b looks like "2006-01-02 15:04:05".
-func isStamp(b []byte) bool {
+func isStamp(b []byte) bool { return isStampSep(b, ' ') }
+
+// isStampSep is isStamp with another separator between date and time.
+func isStampSep(b []byte, sep byte) bool {
 	for i, c := range b {
 		switch i {
 		case 4, 7:
@@ -112,7 +144,7 @@ func isStamp(b []byte) bool {
 				return false
 			}
 		case 10:
-			if c != ' ' {
+			if c != sep {
 				return false
 			}
 		case 13, 16:
@@ -140,30 +172,21 @@ func isDigits(b []byte) bool {
 // validRanks reports whether b is a (possibly empty) sequence of
 // " TOKEN<digits>" with known rank names.
 func validRanks(b []byte) bool {
-	for len(b) > 0 {
-		if b[0] != ' ' {
-			return false
-		}
-		b = b[1:]
-		n := 0
-		for _, name := range rankNames {
-			if bytes.HasPrefix(b, []byte(name)) {
-				n = len(name)
-				break
-			}
-		}
-		if n == 0 {
-			return false
-		}
-		b = b[n:]
-		d := 0
-		for d < len(b) && b[d] >= '0' && b[d] <= '9' {
-			d++
-		}
-		if d == 0 {
-			return false
-		}
-		b = b[d:]
+	if len(b) == 0 {
+		return true
 	}
-	return true
+	if b[0] != ' ' {
+		return false
+	}
+	return validRanksAfter(b[1:])
+}
+
+// validRank reports whether tok is one rank token, such as "TP3".
+func validRank(tok []byte) bool {
+	for _, name := range rankNames {
+		if bytes.HasPrefix(tok, []byte(name)) {
+			return isDigits(tok[len(name):])
+		}
+	}
+	return false
 }

@@ -1,0 +1,587 @@
+package matcher
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+
+	"github.com/tailfix/tailfix/patterns"
+)
+
+// The lines that shape events, in the words CPython, the C++ runtime and
+// argparse print them.
+var (
+	duringHandling = []byte("During handling of the above exception, another exception occurred:")
+	directCause    = []byte("The above exception was the direct cause of the following exception:")
+	tracebackHead  = []byte("Traceback (most recent call last)")
+	groupHead      = []byte("Exception Group Traceback (most recent call last)")
+	threadHead     = []byte("Exception in thread ")
+	loggingError   = []byte("--- Logging error ---")
+	framePrefix    = []byte(`File "`)
+	terminate      = []byte("terminate called ")
+	fatalPython    = []byte("Fatal Python error: ")
+	whatPrefix     = []byte("what():")
+)
+
+// processHeadRE is multiprocessing's header before a child's uncaught
+// exception: "Process SpawnProcess-3:".
+var processHeadRE = regexp.MustCompile(`^Process [A-Za-z]*Process-\d+(?::\d+)*:$`)
+
+// caughtSignalRE is the crash report of UCX and similar runtimes:
+// "[host:123:0:456] Caught signal 11 (Segmentation fault: …)".
+var caughtSignalRE = regexp.MustCompile(`Caught signal \d+ \(`)
+
+// usageRE is argparse's usage line, and argErrorRE the error line that
+// ends its usage text.
+var (
+	usageRE    = regexp.MustCompile(`^usage: \S+(?: \S+)? \[-h\]`)
+	argErrorRE = regexp.MustCompile(`^[\w.-]+(?: [\w.-]+)?: error: `)
+)
+
+// errorStartRE is a message that says it is an error in its first word,
+// "Error fetching …", "[sgl_kernel] CRITICAL: …". sglang's logger.error
+// messages start with "Error" far more often than its warnings do.
+var errorStartRE = regexp.MustCompile(`^(?:\[[\w.-]+\] )?(?:Error\b[ :]|ERROR\b|CRITICAL\b|FATAL\b)`)
+
+// processLine runs one line through its stream's open event, or opens one.
+func (e *Engine) processLine(raw []byte, owners []int32) {
+	e.norm = Normalize(e.norm[:0], raw)
+	ln := ParseLine(e.norm)
+	if i := e.find(ln.Stream); i >= 0 {
+		ev := e.evs[i]
+		if view, ok := e.continues(ev, &ln, owners); ok {
+			e.absorb(ev, view, owners)
+			return
+		}
+		e.closeEvent(i)
+	}
+	if len(owners) == 0 {
+		return
+	}
+	e.open(&ln, owners)
+}
+
+// find returns the index of the open event of a stream, or -1.
+func (e *Engine) find(stream []byte) int {
+	for i, ev := range e.evs {
+		if ev.key == string(stream) {
+			return i
+		}
+	}
+	return -1
+}
+
+// open starts an event at a line the automaton proposed, if the line
+// confirms it: a record matches, or the line starts a traceback, a crash
+// report or an error line.
+func (e *Engine) open(ln *Line, owners []int32) {
+	msg := ln.Msg
+	var hits []int32
+	opens, isExc, errLine := false, false, false
+	native := ""
+	k := kindPlain
+	for _, o := range owners {
+		switch {
+		case o >= 0:
+			if e.m.pats[o].confirm(msg) {
+				hits = append(hits, o)
+			}
+		case marker(o) == markTraceback, marker(o) == markThread:
+			opens = true
+		case marker(o) == markProcess:
+			opens = opens || processHeadRE.Match(msg)
+		case marker(o) == markNative:
+			if c, ok := nativeOpening(msg); ok {
+				opens, native = true, c
+			}
+		case marker(o) == markException:
+			isExc = isExc || bareException(msg)
+		case marker(o) == markLogging:
+			if bytes.HasPrefix(msg, loggingError) {
+				opens, k = true, kindLogError
+			}
+		case marker(o) == markUsage:
+			if usageRE.Match(msg) {
+				opens, k = true, kindUsage
+			}
+		case marker(o) == markLevel:
+			errLine = errLine || ln.Level >= LevelError || errorStartRE.Match(msg)
+		}
+	}
+	if len(hits) == 0 && !opens && !isExc && !errLine {
+		return
+	}
+	ev := e.newEvent(ln)
+	ev.kind, ev.native = k, native
+	if native != "" {
+		ev.state = stNative
+	}
+	switch {
+	case errLine:
+		ev.level = max(ln.Level, LevelError)
+	case ln.Level > LevelNone:
+		ev.level = ln.Level
+	}
+	switch {
+	case bytes.Contains(msg, groupHead):
+		ev.state, ev.traceback, ev.kind = stFrames, true, kindGroup
+	case bytes.Contains(msg, tracebackHead):
+		ev.state, ev.traceback = stFrames, true
+	case bytes.HasPrefix(msg, threadHead), processHeadRE.Match(msg):
+		ev.state, ev.traceback = stThread, true
+	case isExc:
+		e.addExc(ev, trimQuote(msg))
+		if !ln.Record {
+			// A lone exception line's message goes on over the next
+			// lines only when it starts there ("ImportError: ").
+			ev.state, ev.msgOpen = stAfterExc, ev.excs[len(ev.excs)-1].msg == ""
+		}
+	}
+	for _, h := range hits {
+		e.addHit(ev, h, msg)
+	}
+}
+
+// newEvent opens an event for the line's stream, closing the oldest open
+// event when too many are open.
+func (e *Engine) newEvent(ln *Line) *event {
+	if len(e.evs) >= maxStreams {
+		e.closeEvent(0)
+	}
+	var ev *event
+	if n := len(e.free); n > 0 {
+		ev, e.free = e.free[n-1], e.free[:n-1]
+		*ev = event{hits: ev.hits[:0], excs: ev.excs[:0]}
+	} else {
+		ev = &event{}
+	}
+	ev.key = string(ln.Stream)
+	ev.start, ev.end, ev.lines = e.line, e.line, 1
+	ev.time, ev.first = string(ln.Header.Time), string(ln.Msg)
+	ev.rank = string(ln.Header.Ranks)
+	if ev.rank == "" {
+		ev.rank = string(ln.Rank)
+	}
+	e.evs = append(e.evs, ev)
+	return ev
+}
+
+// nativeOpening recognises the first line of a native crash report and
+// returns the class of what was thrown, or "native".
+func nativeOpening(msg []byte) (string, bool) {
+	if i := bytes.Index(msg, terminate); i >= 0 {
+		rest := msg[i+len(terminate):]
+		const inst = "after throwing an instance of '"
+		if j := bytes.Index(rest, []byte(inst)); j >= 0 {
+			c := rest[j+len(inst):]
+			if k := bytes.IndexByte(c, '\''); k > 0 {
+				return string(c[:k]), true
+			}
+		}
+		return "native", true
+	}
+	switch {
+	case bytes.HasPrefix(msg, fatalPython), caughtSignalRE.Match(msg),
+		bytes.HasPrefix(msg, []byte("*** SIGSEGV")), bytes.HasPrefix(msg, []byte("*** SIGABRT")),
+		bytes.HasPrefix(msg, []byte("*** Aborted at")), bytes.HasPrefix(msg, []byte("*** Check failure stack trace")):
+		return "native", true
+	}
+	return "", false
+}
+
+// continues reports whether a line belongs to an open event, moves the
+// event's state along, and returns the view of the line to match (the
+// line without an ExceptionGroup tree's margin).
+func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
+	msg := ln.Msg
+	if ln.Record || ev.lines >= maxEventLines {
+		return nil, false
+	}
+	indented := len(msg) > 0 && (msg[0] == ' ' || msg[0] == '\t')
+	blank := len(bytes.TrimSpace(msg)) == 0
+	switch ev.state {
+	case stRecord:
+		switch {
+		case bytes.HasPrefix(msg, tracebackHead):
+			ev.state, ev.traceback = stFrames, true
+			return msg, true
+		case ev.kind == kindUsage && argErrorRE.Match(msg):
+			ev.kind = kindPlain // the error line ends the usage text
+			return msg, true
+		}
+		return msg, indented
+	case stThread, stChain:
+		switch {
+		case ev.state == stThread && (bytes.HasPrefix(msg, threadHead) || processHeadRE.Match(msg)):
+			return msg, true // the headers of several dying threads or processes
+		case bytes.HasPrefix(msg, groupHead), bytes.HasPrefix(bytes.TrimLeft(msg, " +"), groupHead):
+			ev.state, ev.kind = stFrames, kindGroup
+			return msg, true
+		case bytes.HasPrefix(msg, tracebackHead):
+			ev.state = stFrames
+			return msg, true
+		}
+		return msg, blank && ev.state == stChain
+	case stFrames:
+		return e.frameLine(ev, msg, indented, blank)
+	case stAfterExc:
+		switch {
+		case bytes.Equal(msg, duringHandling), bytes.Equal(msg, directCause):
+			ev.state, ev.msgOpen = stChain, false
+			return msg, true
+		case bytes.HasPrefix(msg, tracebackHead):
+			// A traceback right after another one, with no chain line.
+			ev.state, ev.msgOpen = stFrames, false
+			ev.group++
+			return msg, true
+		case blank:
+			ev.msgOpen = false
+			return msg, true
+		case indented:
+			return msg, true
+		case ev.kind == kindLogError && (bytes.HasPrefix(msg, []byte("Call stack:")) ||
+			bytes.HasPrefix(msg, []byte("Message: ")) || bytes.HasPrefix(msg, []byte("Arguments: "))):
+			return msg, true
+		case ev.msgOpen && ev.msgLines < maxMessageLines && !opensEvent(msg, owners) && !bareException(msg):
+			// An exception message that spans lines goes on unindented:
+			// after a traceback, or after an exception line whose message
+			// starts on the next line.
+			x := &ev.excs[len(ev.excs)-1]
+			ev.msgLines++
+			if x.msg == "" {
+				x.msg = string(msg)
+			}
+			return msg, true
+		}
+		return nil, false
+	case stNative:
+		switch {
+		case blank, indented,
+			bytes.HasPrefix(msg, whatPrefix),
+			bytes.HasPrefix(msg, []byte("Exception raised from ")),
+			bytes.HasPrefix(msg, []byte("frame #")),
+			bytes.HasPrefix(msg, []byte("Thread 0x")),
+			bytes.HasPrefix(msg, []byte("Current thread 0x")),
+			bytes.HasPrefix(msg, []byte("Stack (most recent call first)")),
+			bytes.HasPrefix(msg, []byte("Extension modules:")),
+			bytes.HasPrefix(msg, []byte("====")),
+			bytes.HasPrefix(msg, []byte("*** ")),
+			bytes.HasPrefix(msg, []byte("@ ")),
+			bytes.HasPrefix(msg, []byte("PC: @ ")):
+			if w := bytes.TrimSpace(msg); bytes.HasPrefix(w, whatPrefix) && len(ev.excs) == 0 {
+				e.addNative(ev, bytes.TrimSpace(w[len(whatPrefix):]))
+			}
+			return msg, true
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+// maxMessageLines bounds the further lines of one exception message.
+const maxMessageLines = 64
+
+// frameLine handles a line inside a traceback: a frame, its source and
+// caret lines, the exception line that ends it, or a line of an
+// ExceptionGroup tree. Tracebacks that several processes print at once
+// interleave; each exception line then ends the oldest open one.
+func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte, bool) {
+	if ev.kind == kindGroup {
+		return e.groupLine(ev, msg, indented, blank)
+	}
+	switch {
+	case blank:
+		return msg, true
+	case indented:
+		t := bytes.TrimLeft(msg, " \t")
+		if ev.afterFrame = bytes.HasPrefix(t, framePrefix); ev.afterFrame {
+			ev.lastFrame = string(t)
+		}
+		return msg, true
+	case bytes.HasPrefix(msg, framePrefix):
+		// Frames without indentation: a pasted traceback that lost it.
+		ev.afterFrame, ev.lastFrame = true, string(msg)
+		return msg, true
+	case bytes.HasPrefix(msg, tracebackHead):
+		ev.pending++
+		return msg, true
+	case bytes.HasPrefix(msg, threadHead), processHeadRE.Match(msg):
+		return msg, true
+	case bytes.Equal(msg, duringHandling), bytes.Equal(msg, directCause):
+		// A chain line inside interleaved tracebacks.
+		return msg, true
+	case ev.afterFrame && !looksLikeException(msg):
+		// The source line of an unindented frame.
+		ev.afterFrame = false
+		return msg, true
+	}
+	ev.afterFrame = false
+	e.addExc(ev, msg)
+	if ev.pending > 0 {
+		ev.pending--
+		ev.group++
+		return msg, true
+	}
+	ev.state, ev.msgOpen, ev.msgLines = stAfterExc, true, 0
+	return msg, true
+}
+
+// groupLine handles a line of an ExceptionGroup tree:
+//
+//   - Exception Group Traceback (most recent call last):
+//     |   File "x.py", line 3, in <module>
+//     | ExceptionGroup: two (2 sub-exceptions)
+//     +-+---------------- 1 ----------------
+//     | ValueError: one
+//     +------------------------------------
+//
+// It returns the line without the tree's margin, for matching.
+func (e *Engine) groupLine(ev *event, msg []byte, indented, blank bool) ([]byte, bool) {
+	if blank {
+		return msg, true
+	}
+	trimmed := bytes.TrimLeft(msg, " ")
+	switch {
+	case bytes.HasPrefix(trimmed, []byte("| ")):
+		content := trimmed[2:]
+		if len(content) > 0 && content[0] != ' ' && !bytes.HasPrefix(content, framePrefix) &&
+			!bytes.Equal(content, duringHandling) && !bytes.Equal(content, directCause) &&
+			!bytes.HasPrefix(content, tracebackHead) && looksLikeException(content) {
+			e.addExc(ev, content)
+		}
+		return content, true
+	case bytes.HasPrefix(trimmed, []byte("+")), bytes.HasPrefix(trimmed, []byte("|")):
+		return msg, true
+	case indented:
+		return msg, true
+	}
+	// The top-level group's own exception line is printed without margin
+	// when the group is the last link of a chain.
+	if looksLikeException(msg) {
+		e.addExc(ev, msg)
+		ev.state, ev.msgOpen, ev.msgLines = stAfterExc, true, 0
+		return msg, true
+	}
+	return nil, false
+}
+
+// looksLikeException reports whether an unindented line can be the line
+// that ends a traceback: "pkg.SomeError: message", or a bare class whose
+// name says it is one.
+func looksLikeException(msg []byte) bool {
+	sub := excLineRE.FindSubmatchIndex(msg)
+	if sub == nil {
+		return false
+	}
+	if sub[4] >= 0 { // has ": message"
+		return true
+	}
+	class := msg[sub[2]:sub[3]]
+	if i := bytes.LastIndexByte(class, '.'); i >= 0 {
+		class = class[i+1:]
+	}
+	for _, suffix := range []string{"Error", "Exception", "Interrupt", "Exit", "Warning", "Iteration", "Failure", "Timeout"} {
+		if bytes.HasSuffix(class, []byte(suffix)) {
+			return true
+		}
+	}
+	return false
+}
+
+// bareException reports whether a line outside a traceback is an
+// exception line: "pkg.SomeError: message", or the class alone before a
+// message on the following lines ("ImportError: "). Posted excerpts may
+// wrap it in Markdown quotes or backticks.
+func bareException(msg []byte) bool {
+	msg = trimQuote(msg)
+	if bareExcRE.Match(msg) {
+		return true
+	}
+	t := bytes.TrimRight(msg, " ")
+	return bytes.HasSuffix(t, []byte(":")) && bareExcRE.Match(append(t[:len(t):len(t)], ' ', 'x'))
+}
+
+// trimQuote drops the Markdown that wraps a line pasted into an issue:
+// backticks, bold, a blockquote marker.
+func trimQuote(msg []byte) []byte {
+	n := len(msg)
+	msg = bytes.TrimLeft(msg, "`*> ")
+	if len(msg) < n {
+		msg = bytes.TrimRight(msg, "`* ")
+	}
+	return msg
+}
+
+// opensEvent reports whether a line would start an event of its own.
+func opensEvent(msg []byte, owners []int32) bool {
+	for _, o := range owners {
+		if o < 0 && marker(o) != markException && marker(o) != markLevel {
+			return true
+		}
+	}
+	return bytes.HasPrefix(msg, threadHead)
+}
+
+// absorb adds a continuing line to an event.
+func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
+	if len(bytes.TrimSpace(view)) > 0 {
+		ev.end = e.line // a trailing blank line is not part of the event
+	}
+	ev.lines++
+	for _, o := range owners {
+		if o >= 0 && e.m.pats[o].confirm(view) {
+			e.addHit(ev, o, view)
+		}
+	}
+}
+
+func (e *Engine) addHit(ev *event, pat int32, msg []byte) {
+	if len(ev.hits) < maxEventHits {
+		ev.hits = append(ev.hits, hit{line: e.line, pat: pat, msg: string(msg)})
+	}
+}
+
+func (e *Engine) addExc(ev *event, msg []byte) {
+	if len(ev.excs) >= maxEventExcs {
+		return
+	}
+	x := exc{line: e.line, msg: string(msg), group: ev.group}
+	if sub := excLineRE.FindSubmatch(bytes.TrimRight(msg, " ")); sub != nil {
+		x.class, x.msg = string(sub[1]), string(sub[2])
+	} else if i := bytes.Index(msg, []byte(": ")); i > 0 && bareExcRE.Match(msg) {
+		x.class, x.msg = string(msg[:i]), string(msg[i+2:])
+	}
+	ev.excs = append(ev.excs, x)
+}
+
+// addNative records what a native exception said (its what() line).
+func (e *Engine) addNative(ev *event, what []byte) {
+	class := ev.native
+	if class == "native" {
+		class = ""
+	}
+	ev.excs = append(ev.excs, exc{line: e.line, class: class, msg: string(what)})
+}
+
+// closeEvent ends the i-th open event and reports what it was: one
+// occurrence, or one per traceback when several were interleaved.
+func (e *Engine) closeEvent(i int) {
+	ev := e.evs[i]
+	e.evs = append(e.evs[:i], e.evs[i+1:]...)
+	defer func() { e.free = append(e.free, ev) }()
+	groups := 1
+	for _, x := range ev.excs {
+		groups = max(groups, x.group+1)
+	}
+	for g := range groups {
+		if o, ok := e.occurrence(ev, g, groups > 1); ok {
+			e.emit(o)
+		}
+	}
+}
+
+// occurrence decides what group g of an event was.
+func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
+	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank}
+	var excs []exc
+	for _, x := range ev.excs {
+		if x.group == g {
+			excs = append(excs, x)
+		}
+	}
+	inGroup := func(h *hit) bool {
+		if !split {
+			return true
+		}
+		for _, x := range ev.excs {
+			if x.line == h.line {
+				return x.group == g
+			}
+		}
+		return g == 0
+	}
+	if best := e.bestHit(ev, inGroup); best != nil {
+		p := &e.m.pats[best.pat]
+		o.Record, o.ID, o.Message = p.rec, p.rec.ID, best.msg
+		o.Captures = p.captures([]byte(best.msg))
+		for _, x := range excs {
+			if x.line == best.line && x.class != "" {
+				o.Exception, o.Message = x.class, x.msg
+			}
+		}
+		if o.Exception == "" && p.rec.Role == patterns.RoleWrapper {
+			if root, ok := rootExc(excs); ok {
+				o.Exception = root.class
+			}
+		}
+		return o, true
+	}
+	if root, ok := rootExc(excs); ok {
+		o.ID, o.Exception, o.Message = UnknownError, root.class, root.msg
+		if ev.traceback {
+			o.ID = UnknownTraceback
+		}
+		if ev.kind == kindLogError {
+			return o, false // a logging call's own mistake, not the server's
+		}
+		return o, true
+	}
+	switch {
+	case g > 0:
+		return o, false
+	case ev.traceback:
+		o.ID, o.Message, o.Partial = UnknownTraceback, ev.first, true
+		if ev.lastFrame != "" {
+			o.Message = ev.lastFrame
+		}
+	case ev.native != "", ev.level >= LevelError:
+		o.ID, o.Message = UnknownError, ev.first
+		if ev.native != "" && ev.native != "native" {
+			o.Exception = ev.native
+		}
+	default:
+		return o, false
+	}
+	if ev.kind == kindLogError {
+		return o, false
+	}
+	return o, true
+}
+
+// rootExc picks the exception a traceback is about: the first of a chain
+// (the root comes first, the wrappers after it), skipping the
+// ExceptionGroup that only collects the real ones.
+func rootExc(excs []exc) (exc, bool) {
+	for _, x := range excs {
+		if !strings.HasSuffix(x.class, "ExceptionGroup") {
+			return x, true
+		}
+	}
+	if len(excs) > 0 {
+		return excs[0], true
+	}
+	return exc{}, false
+}
+
+// bestHit picks the event's key line among the hits in: a cause or
+// symptom before a wrapper, then the earliest line (the root of a chained
+// traceback comes first).
+func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
+	var best *hit
+	for i := range ev.hits {
+		h := &ev.hits[i]
+		if !in(h) {
+			continue
+		}
+		if best == nil {
+			best = h
+			continue
+		}
+		hw := e.m.pats[h.pat].rec.Role == patterns.RoleWrapper
+		bw := e.m.pats[best.pat].rec.Role == patterns.RoleWrapper
+		if bw && !hw {
+			best = h
+		}
+	}
+	return best
+}

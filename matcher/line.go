@@ -1,0 +1,390 @@
+package matcher
+
+import (
+	"bytes"
+)
+
+// Level is the severity a line's own format states: glog's E and F
+// letters, torch's [E…] lines, uvicorn's and Python logging's ERROR:, a
+// Rust router's ERROR. Most sglang lines state none.
+type Level uint8
+
+const (
+	LevelNone Level = iota
+	LevelInfo
+	LevelWarning
+	LevelError
+	LevelFatal
+)
+
+// Line is the matching view of one log line, taken apart.
+type Line struct {
+	// Stream names the writer when every line of the input carries it: a
+	// docker compose service, a Ray actor, a torchrun rank. Lines of
+	// different streams never join one event. Empty when there is none.
+	Stream []byte
+	// Rank is the torchrun rank prefix ("rank3"), when there is one.
+	Rank []byte
+	// Header is sglang's "[time RANKS]" header, when the line has one.
+	Header Header
+	// Record is true when the line starts a log record of its own: an
+	// sglang header, a glog or torch line, a level prefix, an NCCL line.
+	// Lines without it may continue the record before them.
+	Record bool
+	// Level is the level the line's format states.
+	Level Level
+	// Msg is the message: the line without any of the above.
+	Msg []byte
+}
+
+// ParseLine takes a normalized line apart: first the prefixes some
+// runtimes put on every line (a platform timestamp, a docker compose
+// service, a Ray actor, a torchrun rank), then the record header (sglang's
+// "[time RANKS]", glog, torch, uvicorn, Python logging, Rust tracing, NCCL).
+// It does not allocate; the parts are sub-slices of line.
+func ParseLine(line []byte) Line {
+	var l Line
+	orig := line
+	at := func(rest []byte) int { return len(orig) - len(rest) }
+	streamStart, streamEnd := -1, -1
+	line = trimPlatformStamp(line)
+	if svc, rest, ok := cutCompose(line); ok {
+		streamStart, streamEnd = at(line), at(line)+len(svc)
+		line = trimPlatformStamp(rest)
+	}
+	if actor, rest, ok := cutRay(line); ok {
+		if streamStart < 0 {
+			streamStart = at(line) + 1
+		}
+		streamEnd = at(line) + 1 + len(actor)
+		line = rest
+	}
+	if rank, rest, ok := cutTorchRank(line); ok {
+		if streamStart < 0 {
+			streamStart = at(line) + 1
+		}
+		streamEnd = at(line) + 1 + len(rank)
+		l.Rank, line = rank, rest
+	}
+	if streamStart >= 0 {
+		l.Stream = orig[streamStart:streamEnd]
+	}
+	line = unglue(line)
+	l.Header, line = SplitHeader(line)
+	l.Record = len(l.Header.Time) > 0 || len(l.Header.Ranks) > 0
+	if lvl, rest, ok := cutLevel(line); ok {
+		l.Level, l.Record, line = lvl, true, rest
+	}
+	l.Msg = line
+	return l
+}
+
+// trimPlatformStamp drops an RFC 3339 timestamp that a platform put before
+// the line (kubectl logs --timestamps, docker logs -t, many log shippers).
+func trimPlatformStamp(line []byte) []byte {
+	const n = len("2006-01-02T15:04:05")
+	if len(line) <= n || line[10] != 'T' || !isStampSep(line[:n], 'T') {
+		return line
+	}
+	i := n
+	if i < len(line) && (line[i] == '.' || line[i] == ',') {
+		i++
+		for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+			i++
+		}
+	}
+	switch {
+	case i < len(line) && line[i] == 'Z':
+		i++
+	case i+6 <= len(line) && (line[i] == '+' || line[i] == '-') && line[i+3] == ':':
+		i += 6
+	}
+	if i < len(line) && line[i] == ' ' {
+		return line[i+1:]
+	}
+	return line
+}
+
+// cutCompose splits a docker compose prefix ("llm-prefill-0  | ") off a
+// line: a container name, which compose ends in a replica number
+// ("-1", "_1"), padding, a bar and a space.
+func cutCompose(line []byte) (svc, rest []byte, ok bool) {
+	i := 0
+	for i < len(line) && isNameByte(line[i]) {
+		i++
+	}
+	if i == 0 || i >= len(line) || line[i] != ' ' || !endsInReplica(line[:i]) {
+		return nil, line, false
+	}
+	j := i
+	for j < len(line) && line[j] == ' ' {
+		j++
+	}
+	if j+1 >= len(line) || line[j] != '|' || line[j+1] != ' ' {
+		if j < len(line) && line[j] == '|' && j+1 == len(line) {
+			return line[:i], nil, true // an empty line from the service
+		}
+		return nil, line, false
+	}
+	return line[:i], line[j+2:], true
+}
+
+// endsInReplica reports whether a container name ends in "-N" or "_N".
+func endsInReplica(name []byte) bool {
+	d := len(name)
+	for d > 0 && name[d-1] >= '0' && name[d-1] <= '9' {
+		d--
+	}
+	return d < len(name) && d > 1 && (name[d-1] == '-' || name[d-1] == '_')
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '-' || c == '_' || c == '.' || c == '*'
+}
+
+// cutRay splits Ray's "(Actor pid=123, ip=10.0.0.1) " prefix off a line.
+func cutRay(line []byte) (actor, rest []byte, ok bool) {
+	if len(line) < len("(a pid=1) ") || line[0] != '(' {
+		return nil, line, false
+	}
+	end := bytes.IndexByte(line, ')')
+	if end < 0 || end+1 >= len(line) || line[end+1] != ' ' {
+		return nil, line, false
+	}
+	inner := line[1:end]
+	p := bytes.Index(inner, []byte("pid="))
+	if p < 0 || (p > 0 && inner[p-1] != ' ') {
+		return nil, line, false
+	}
+	d := p + 4
+	for d < len(inner) && inner[d] >= '0' && inner[d] <= '9' {
+		d++
+	}
+	if d == p+4 || (d < len(inner) && inner[d] != ',') {
+		return nil, line, false
+	}
+	return line[1:end], line[end+2:], true
+}
+
+// cutTorchRank splits torchrun's "[rank3]:" prefix off a line. The text
+// after it may start with a space or directly with a torch log header.
+func cutTorchRank(line []byte) (rank, rest []byte, ok bool) {
+	if !bytes.HasPrefix(line, []byte("[rank")) {
+		return nil, line, false
+	}
+	d := len("[rank")
+	for d < len(line) && line[d] >= '0' && line[d] <= '9' {
+		d++
+	}
+	if d == len("[rank") || d+1 >= len(line) || line[d] != ']' || line[d+1] != ':' {
+		return nil, line, false
+	}
+	rest = line[d+2:]
+	if len(rest) > 0 && rest[0] == ' ' {
+		rest = rest[1:]
+	}
+	return line[1:d], rest, true
+}
+
+// unglue drops a progress bar that a log line was written right after,
+// with no newline between: "…5/5 [00:04<00:00,  1.10it/s][2026-… TP0] msg".
+func unglue(line []byte) []byte {
+	if len(line) > 0 && line[0] == '[' {
+		return line
+	}
+	i := bytes.Index(line, []byte("]["))
+	if i < 0 || !bytes.Contains(line[:i+1], []byte("/s]")) && !bytes.Contains(line[:i+1], []byte("?]")) {
+		return line
+	}
+	if rest := line[i+1:]; len(rest) > 20 && isStamp(rest[1:20]) {
+		return rest
+	}
+	return line
+}
+
+// cutLevel recognises the record headers that state a level and returns
+// the message after them.
+func cutLevel(line []byte) (Level, []byte, bool) {
+	if len(line) < 6 {
+		return LevelNone, line, false
+	}
+	switch c := line[0]; {
+	case c == 'I' || c == 'W' || c == 'E' || c == 'F':
+		if end := glogHeader(line); end > 0 {
+			return glogLevel(c), trimSpace1(line[end+1:]), true
+		}
+	case c == '[':
+		// torch: "[E1129 10:15:02.123456789 ProcessGroupNCCL.cpp:630] msg"
+		if end := glogHeader(line[1:]); end > 0 {
+			return glogLevel(line[1]), trimSpace1(line[end+2:]), true
+		}
+	case c >= '0' && c <= '9':
+		if lvl, n := rustHeader(line); n > 0 {
+			return lvl, line[n:], true
+		}
+	}
+	if lvl, n := levelWord(line); n > 0 {
+		return lvl, line[n:], true
+	}
+	if n := ncclHeader(line); n > 0 {
+		lvl := LevelInfo
+		if bytes.HasPrefix(line[n:], []byte("WARN")) {
+			lvl = LevelWarning
+		}
+		return lvl, line[n:], true
+	}
+	return LevelNone, line, false
+}
+
+func glogLevel(c byte) Level {
+	switch c {
+	case 'W':
+		return LevelWarning
+	case 'E':
+		return LevelError
+	case 'F':
+		return LevelFatal
+	}
+	return LevelInfo
+}
+
+// glogHeader returns the index of the ']' that ends a glog header,
+// "E0529 23:22:59.553695 67580 rdma_context.cpp:203] ", or torch's variant
+// (seen from after its opening bracket), "E1129 10:15:02.123456789
+// ProcessGroupNCCL.cpp:630] ". It returns -1 for anything else.
+func glogHeader(b []byte) int {
+	// Level letter, MMDD (torch drops the month's leading zero), space,
+	// HH:MM:SS.
+	if len(b) < 16 || b[0] != 'I' && b[0] != 'W' && b[0] != 'E' && b[0] != 'F' {
+		return -1
+	}
+	d := 1
+	for d < 5 && b[d] >= '0' && b[d] <= '9' {
+		d++
+	}
+	if d < 4 || b[d] != ' ' || !isClock(b[d+1:d+9]) {
+		return -1
+	}
+	i := d + 9
+	if b[i] == '.' {
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	// Optional thread id, then file:line and ']'.
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	end := bytes.IndexByte(b[i:], ']')
+	if end < 0 || end > 256 {
+		return -1
+	}
+	loc := b[i : i+end]
+	if sp := bytes.LastIndexByte(loc, ' '); sp >= 0 {
+		if !isDigits(loc[:sp]) {
+			return -1
+		}
+		loc = loc[sp+1:]
+	}
+	colon := bytes.LastIndexByte(loc, ':')
+	if colon <= 0 || !isDigits(loc[colon+1:]) {
+		return -1
+	}
+	return i + end
+}
+
+// trimSpace1 drops one leading space.
+func trimSpace1(b []byte) []byte {
+	if len(b) > 0 && b[0] == ' ' {
+		return b[1:]
+	}
+	return b
+}
+
+func isClock(b []byte) bool {
+	return len(b) == 8 && isDigits(b[0:2]) && b[2] == ':' && isDigits(b[3:5]) && b[5] == ':' && isDigits(b[6:8])
+}
+
+// rustHeader recognises tracing's "2026-11-29 10:20:00  INFO target: …"
+// (and the RFC 3339 form) and returns the level and the message start.
+func rustHeader(b []byte) (Level, int) {
+	const n = len("2006-01-02 15:04:05")
+	if len(b) < n+6 || !isStampSep(b[:n], b[10]) || b[10] != ' ' && b[10] != 'T' {
+		return LevelNone, 0
+	}
+	i := n
+	if b[i] == '.' {
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && b[i] == 'Z' {
+		i++
+	}
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	for _, w := range levelWords {
+		if bytes.HasPrefix(b[i:], []byte(w.word)) && i+len(w.word) < len(b) && b[i+len(w.word)] == ' ' {
+			return w.level, i + len(w.word) + 1
+		}
+	}
+	return LevelNone, 0
+}
+
+var levelWords = []struct {
+	word  string
+	level Level
+}{
+	{"ERROR", LevelError}, {"CRITICAL", LevelFatal}, {"FATAL", LevelFatal},
+	{"WARNING", LevelWarning}, {"WARN", LevelWarning}, {"INFO", LevelInfo},
+	{"DEBUG", LevelInfo}, {"TRACE", LevelInfo},
+}
+
+// levelWord recognises a level name that starts a message: uvicorn's
+// "ERROR:    msg", Python logging's "ERROR:root:msg", vLLM-style
+// "ERROR 11-29 10:15:02 file.py:12] msg".
+func levelWord(b []byte) (Level, int) {
+	for _, w := range levelWords {
+		if !bytes.HasPrefix(b, []byte(w.word)) || len(b) <= len(w.word)+1 {
+			continue
+		}
+		i := len(w.word)
+		switch {
+		case b[i] == ':' && b[i+1] == ' ':
+			for i++; i < len(b) && b[i] == ' '; i++ {
+			}
+			return w.level, i
+		case b[i] == ':' && isNameByte(b[i+1]):
+			// Python logging's default "LEVEL:logger:msg".
+			if j := bytes.IndexByte(b[i+1:], ':'); j > 0 && bytes.IndexByte(b[i+1:i+1+j], ' ') < 0 {
+				return w.level, i + 2 + j
+			}
+		case b[i] == ' ' && len(b) > i+15 && isDigits(b[i+1:i+3]) && b[i+3] == '-' && isClock(b[i+7:i+15]):
+			if j := bytes.Index(b[i:], []byte("] ")); j > 0 {
+				return w.level, i + j + 2
+			}
+		}
+	}
+	return LevelNone, 0
+}
+
+// ncclHeader returns the length of NCCL's "host:pid:tid [dev] NCCL " prefix.
+func ncclHeader(b []byte) int {
+	i := bytes.Index(b, []byte("] NCCL "))
+	if i < 0 || i > 200 {
+		return 0
+	}
+	open := bytes.LastIndexByte(b[:i], '[')
+	if open < 2 || b[open-1] != ' ' || !isDigits(b[open+1:i]) {
+		return 0
+	}
+	host := b[:open-1]
+	if bytes.Count(host, []byte{':'}) < 2 || bytes.IndexByte(host, ' ') >= 0 {
+		return 0
+	}
+	return i + len("] NCCL ")
+}

@@ -1,0 +1,208 @@
+package matcher
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		name, in                  string
+		stream, rank, time, ranks string
+		record                    bool
+		level                     Level
+		msg                       string
+	}{
+		{name: "sglang", in: "[2026-11-29 10:15:02 TP3] Load weight begin.", time: "2026-11-29 10:15:02", ranks: "TP3", record: true, msg: "Load weight begin."},
+		{name: "ranks without time", in: "[TP0] Scheduler hit an exception: x", ranks: "TP0", record: true, msg: "Scheduler hit an exception: x"},
+		{name: "two-digit ranks any order", in: "[2026-11-29 10:15:02.123 TP12 DP3] x", time: "2026-11-29 10:15:02.123", ranks: "TP12 DP3", record: true, msg: "x"},
+		{name: "continuation", in: "  File \"a.py\", line 1, in f", msg: "  File \"a.py\", line 1, in f"},
+		{name: "kubectl timestamp", in: "2026-11-29T10:15:02.123456789Z [2026-11-29 10:15:02 TP0] x", time: "2026-11-29 10:15:02", ranks: "TP0", record: true, msg: "x"},
+		{name: "kubectl timestamp on a continuation", in: "2026-11-29T10:15:02.123456789Z   File \"a.py\", line 1", msg: "  File \"a.py\", line 1"},
+		{name: "timestamp with offset", in: "2026-11-29T10:15:02+01:00 ValueError: x", msg: "ValueError: x"},
+		{name: "compose", in: "llm-prefill-0  | [2026-11-29 10:15:02] x", stream: "llm-prefill-0", time: "2026-11-29 10:15:02", record: true, msg: "x"},
+		{name: "compose continuation", in: "llm-decode-0   |   File \"a.py\"", stream: "llm-decode-0", msg: "  File \"a.py\""},
+		{name: "compose empty line", in: "llm-decode-0   |", stream: "llm-decode-0", msg: ""},
+		{name: "ray actor", in: "(SGLangEngine pid=4123, ip=10.0.3.7) Traceback (most recent call last):", stream: "SGLangEngine pid=4123, ip=10.0.3.7", msg: "Traceback (most recent call last):"},
+		{name: "ray task", in: "(pid=77) KeyError: 'x'", stream: "pid=77", msg: "KeyError: 'x'"},
+		{name: "torchrun rank", in: "[rank3]:   File \"a.py\", line 2, in f", stream: "rank3", rank: "rank3", msg: "  File \"a.py\", line 2, in f"},
+		{name: "torch c10", in: "[rank4]:[E1129 10:15:02.104512039 ProcessGroupNCCL.cpp:616] [Rank 4] Watchdog caught collective operation timeout", stream: "rank4", rank: "rank4", record: true, level: LevelError, msg: "[Rank 4] Watchdog caught collective operation timeout"},
+		{name: "torch c10 short month", in: "[W226 11:16:37.104512039 ProcessGroupNCCL.cpp:1496] Warning: x", record: true, level: LevelWarning, msg: "Warning: x"},
+		{name: "glog error", in: "E1129 10:01:02.553695 67580 rdma_context.cpp:203] Failed to register memory 0x7c0ab6000000: Bad address [14]", record: true, level: LevelError, msg: "Failed to register memory 0x7c0ab6000000: Bad address [14]"},
+		{name: "glog info", in: "I1129 10:01:02.553695 67580 transfer_engine.cpp:53] Transfer Engine starting", record: true, level: LevelInfo, msg: "Transfer Engine starting"},
+		{name: "compose and glog", in: "llm-prefill-0  | E1129 10:01:02.014493   391 tcp_transport.cpp:542] TcpTransport::startTransfer failed", stream: "llm-prefill-0", record: true, level: LevelError, msg: "TcpTransport::startTransfer failed"},
+		{name: "uvicorn error", in: "[2026-11-29 10:15:02] ERROR:    Exception in ASGI application", time: "2026-11-29 10:15:02", record: true, level: LevelError, msg: "Exception in ASGI application"},
+		{name: "python logging", in: "ERROR:sglang.srt.server:request failed", record: true, level: LevelError, msg: "request failed"},
+		{name: "vllm style", in: "INFO 11-29 17:50:56 __init__.py:190] Automatically detected platform cuda.", record: true, level: LevelInfo, msg: "Automatically detected platform cuda."},
+		{name: "rust router", in: "2026-11-29 10:20:00 ERROR smg::routers::http: src/routers/http/pd_router.rs:812: Prefill server failed", record: true, level: LevelError, msg: "smg::routers::http: src/routers/http/pd_router.rs:812: Prefill server failed"},
+		{name: "nccl warn", in: "node-3:190:3197 [2] NCCL WARN NET/IB : Got async event : port error", record: true, level: LevelWarning, msg: "WARN NET/IB : Got async event : port error"},
+		{name: "nccl info", in: "node-3:190:3197 [2] NCCL INFO Connected all trees", record: true, level: LevelInfo, msg: "INFO Connected all trees"},
+		{name: "bar glued to a record", in: "Loading shards: 100% Completed | 5/5 [00:04<00:00,  1.10it/s][2026-11-29 10:15:18 TP0] Load weight end.", time: "2026-11-29 10:15:18", ranks: "TP0", record: true, msg: "Load weight end."},
+		// Not prefixes.
+		{name: "table row", in: "name | value", msg: "name | value"},
+		{name: "bracketed text", in: "[sgl_kernel] CRITICAL: x", msg: "[sgl_kernel] CRITICAL: x"},
+		{name: "parenthesis", in: "(see above) RuntimeError: x", msg: "(see above) RuntimeError: x"},
+		{name: "word ERROR mid-line", in: "Set ERROR_LEVEL to 3", msg: "Set ERROR_LEVEL to 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := ParseLine([]byte(tt.in))
+			got := fmt.Sprintf("stream=%q rank=%q time=%q ranks=%q record=%v level=%d msg=%q",
+				l.Stream, l.Rank, l.Header.Time, l.Header.Ranks, l.Record, l.Level, l.Msg)
+			want := fmt.Sprintf("stream=%q rank=%q time=%q ranks=%q record=%v level=%d msg=%q",
+				tt.stream, tt.rank, tt.time, tt.ranks, tt.record, tt.level, tt.msg)
+			if got != want {
+				t.Errorf("ParseLine(%q)\n got %s\nwant %s", tt.in, got, want)
+			}
+		})
+	}
+}
+
+// TestEngineShapes runs the event shapes of real logs, each fed whole and
+// in small pieces.
+func TestEngineShapes(t *testing.T) {
+	m := testMatcher(t)
+	tests := []struct {
+		name, log, want string
+	}{
+		{
+			name: "tracebacks of two torchrun ranks interleaved line by line",
+			log: "[rank0]: Traceback (most recent call last):\n" +
+				"[rank1]: Traceback (most recent call last):\n" +
+				"[rank0]:   File \"a.py\", line 1, in f\n" +
+				"[rank1]:   File \"b.py\", line 2, in g\n" +
+				"[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n" +
+				"[rank1]: torch.distributed.DistBackendError: NCCL error: remote process exited\n",
+			want: `t/oom 1-5 rank="rank0" exc="torch.OutOfMemoryError" msg="CUDA out of memory. Tried to allocate 2.00 GiB."` + "\n" +
+				`unknown/traceback 2-6 rank="rank1" exc="torch.distributed.DistBackendError" msg="NCCL error: remote process exited"` + "\n",
+		},
+		{
+			name: "compose services keep their records apart",
+			log: "p-0  | [2026-11-29 10:15:02 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"d-0  | [2026-11-29 10:15:02] Decode batch, #running-req: 1\n" +
+				"p-0  |   File \"a.py\", line 1, in f\n" +
+				"p-0  | RuntimeError: CUDA error: out of memory\n" +
+				"p-0  | \n",
+			want: `t/oom 1-4 rank="TP0" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "unprefixed tracebacks of two processes interleaved",
+			log: "Process SpawnProcess-1:\nProcess SpawnProcess-2:\n" +
+				"Traceback (most recent call last):\nTraceback (most recent call last):\n" +
+				"  File \"a.py\", line 1, in run\n  File \"a.py\", line 1, in run\n" +
+				"KeyError: 'a'\nRuntimeError: CUDA error: out of memory\n",
+			want: `unknown/traceback 1-8 rank="" exc="KeyError" msg="'a'"` + "\n" +
+				`t/oom 1-8 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "frames pasted without indentation",
+			log: "[2026-11-29 10:15:02 TP2] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"File \"/x/scheduler.py\", line 1787, in run_scheduler_process\n" +
+				"scheduler = Scheduler(server_args, port_args)\n" +
+				"File \"/x/model_runner.py\", line 253, in init_torch_distributed\n" +
+				"pass\n" +
+				"RuntimeError: CUDA error: out of memory\n",
+			want: `t/oom 1-6 rank="TP2" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "an exception message over several lines",
+			log:  "ImportError: \n[kernel] CRITICAL: Could not load any library!\nAttempted locations:\n1. /x/a.so\n\nok\n",
+			want: `unknown/error 1-4 rank="" exc="ImportError" msg="[kernel] CRITICAL: Could not load any library!"` + "\n",
+		},
+		{
+			name: "a CUDA error's advice lines belong to it",
+			log: "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n" +
+				"RuntimeError: CUDA error: an illegal memory access was encountered\n" +
+				"CUDA kernel errors might be asynchronously reported at some other API call.\n" +
+				"For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n" +
+				"ValueError: next\n",
+			want: `unknown/traceback 1-5 rank="" exc="RuntimeError" msg="CUDA error: an illegal memory access was encountered"` + "\n" +
+				`unknown/error 6-6 rank="" exc="ValueError" msg="next"` + "\n",
+		},
+		{
+			name: "exception group: the leaf errors, not the group",
+			log: "  + Exception Group Traceback (most recent call last):\n" +
+				"  |   File \"a.py\", line 3, in <module>\n" +
+				"  |     raise ExceptionGroup(\"two\", [ValueError(1), KeyError(2)])\n" +
+				"  | ExceptionGroup: two (2 sub-exceptions)\n" +
+				"  +-+---------------- 1 ----------------\n" +
+				"    | RuntimeError: CUDA error: out of memory\n" +
+				"    +---------------- 2 ----------------\n" +
+				"    | KeyError: 2\n" +
+				"    +------------------------------------\n" +
+				"done\n",
+			want: `t/oom 1-9 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "logging error is not a server error",
+			log: "--- Logging error ---\nTraceback (most recent call last):\n" +
+				"  File \"/usr/lib/python3.11/logging/__init__.py\", line 1110, in emit\n" +
+				"TypeError: not all arguments converted during string formatting\n" +
+				"Call stack:\n  File \"a.py\", line 1, in <module>\nMessage: 'x %s'\nArguments: (1, 2)\n",
+			want: "",
+		},
+		{
+			name: "native crash: the thrown class and what()",
+			log: "terminate called after throwing an instance of 'c10::DistBackendError'\n" +
+				"  what():  [PG ID 0 Rank 3] Process group watchdog thread terminated with exception\n" +
+				"Exception raised from checkTimeout at /x/ProcessGroupNCCL.cpp:635 (most recent call first):\n" +
+				"frame #0: c10::Error::Error() + 0x98 (0x7f in /x/libc10.so)\n" +
+				"frame #1: <unknown function> + 0x1 (0x7f in /x/libtorch.so)\n" +
+				"\n",
+			want: `unknown/error 1-5 rank="" exc="c10::DistBackendError" msg="[PG ID 0 Rank 3] Process group watchdog thread terminated with exception"` + "\n",
+		},
+		{
+			name: "Python fatal error with its thread dump",
+			log: "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f1 (most recent call first):\n" +
+				"  File \"a.py\", line 1 in f\n\nExtension modules: numpy.core (total: 1)\n[2026-11-29 10:15:02] next\n",
+			want: `unknown/error 1-6 rank="" exc="" msg="Fatal Python error: Segmentation fault"` + "\n",
+		},
+		{
+			name: "UCX crash report",
+			log: "[node-1:4123:0:4188] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)\n" +
+				"==== backtrace (tid:   4188) ====\n 0  /usr/lib/libucs.so.0(ucs_handle_error+0x2e4) [0x7f]\n=================================\n",
+			want: `unknown/error 1-4 rank="" exc="" msg="[node-1:4123:0:4188] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)"` + "\n",
+		},
+		{
+			name: "glog error lines are errors, warnings are not",
+			log:  "W1129 10:01:02.1 1 a.cpp:1] retrying\nE1129 10:01:02.2 1 rdma_context.cpp:203] Failed to register memory 0x7c0ab6000000: Bad address [14]\n",
+			want: `unknown/error 2-2 rank="" exc="" msg="Failed to register memory 0x7c0ab6000000: Bad address [14]"` + "\n",
+		},
+		{
+			name: "a message that starts with Error",
+			log:  "[2026-11-29 10:15:02] Error fetching prefill parallel info from bootstrap: connection refused\n",
+			want: `unknown/error 1-1 rank="" exc="" msg="Error fetching prefill parallel info from bootstrap: connection refused"` + "\n",
+		},
+		{
+			name: "an exception line pasted in backticks",
+			log:  "`ValueError: Weight output_partition_size = 8 is not divisible by 128.`\n",
+			want: `unknown/error 1-1 rank="" exc="ValueError" msg="Weight output_partition_size = 8 is not divisible by 128."` + "\n",
+		},
+		{
+			name: "a traceback cut by the end of the log names its last frame",
+			log: "[TP0] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"  File \".../scheduler.py\", line 1653, in run_event_loop\n    dispatch_event_loop(self)\n" +
+				"  File \".../common.py\", line 412, in alloc_paged_token_slots_extend\n",
+			want: `unknown/traceback 1-4 rank="TP0" exc="" msg="File \".../common.py\", line 412, in alloc_paged_token_slots_extend"` + "\n",
+		},
+		{
+			name: "trap words stay quiet",
+			log: "[2026-11-29 10:15:20 TP0] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +
+				"[2026-11-29 10:15:20 TP0] Disable CUDA graph for this batch size\n" +
+				"/x/launch_server.py:56: UserWarning: 'python -m sglang.launch_server' is still supported\n" +
+				"  warnings.warn(\n" +
+				"[2026-11-29 10:15:27 TP0] Decode batch, #running-req: 3, token usage: 0.12, cuda graph: True\n" +
+				"node-3:190:3197 [2] NCCL WARN NET/Plugin: Could not find: libnccl-net.so\n",
+			want: "",
+		},
+	}
+	for _, tt := range tests {
+		for _, piece := range []int{0, 1, 13} {
+			t.Run(fmt.Sprintf("%s/piece=%d", tt.name, piece), func(t *testing.T) {
+				if got := brief(occurrences(t, m, tt.log, piece)); got != tt.want {
+					t.Errorf("got:\n%s\nwant:\n%s", got, tt.want)
+				}
+			})
+		}
+	}
+}
