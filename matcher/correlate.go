@@ -128,7 +128,8 @@ func before(a, b *Finding) int {
 // level or above before it in the same input; else, since a child's
 // traceback can reach the log just after its parent's reaction to it, the
 // first such cause after it in the same input; else the earliest one in
-// another input (the other side of a prefill/decode pair).
+// another input (the other side of a prefill/decode pair); else a
+// traceback cut before its exception in the same input.
 func (c *Correlator) link(sorted []*Finding) {
 	isCause := func(f *Finding) bool {
 		return f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError
@@ -162,6 +163,15 @@ func (c *Correlator) link(sorted []*Finding) {
 			s.SymptomOf = after.ID
 		case other != nil:
 			s.SymptomOf = other.ID
+		default:
+			// Only a traceback cut before its exception is left to
+			// point at.
+			for _, f := range sorted {
+				if f.Partial && f.src == s.src {
+					s.SymptomOf = f.ID
+					break
+				}
+			}
 		}
 	}
 }

@@ -27,6 +27,8 @@ type jsonFinding struct {
 	Remedy    Remedy            `json:"remedy"`
 	Site      *jsonSite         `json:"site"`
 	Captures  map[string]string `json:"captures,omitempty"`
+	// Partial marks a traceback cut before its exception line.
+	Partial bool `json:"partial,omitempty"`
 }
 
 type jsonSite struct {
@@ -51,7 +53,7 @@ func toJSON(f *matcher.Finding) jsonFinding {
 		Count: f.Count, Ranks: f.Ranks,
 		FirstSeen: nullable(f.FirstSeen), LastSeen: nullable(f.LastSeen),
 		RootCause: f.RootCause, SymptomOf: nullable(f.SymptomOf),
-		Remedy: For(f), Captures: f.Captures,
+		Remedy: For(f), Captures: f.Captures, Partial: f.Partial,
 	}
 	if j.Ranks == nil {
 		j.Ranks = []string{}

@@ -9,6 +9,7 @@ package remedies
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/tailfix/tailfix/matcher"
@@ -32,6 +33,9 @@ func For(f *matcher.Finding) Remedy {
 		}
 		return Remedy{Cause: strings.TrimSpace(r.Cause), Steps: steps, Before: r.Fix.Before, After: r.Fix.After}
 	}
+	if f.Partial {
+		return cutTraceback(f)
+	}
 	what := "error line"
 	if f.ID == matcher.UnknownTraceback {
 		what = "traceback"
@@ -49,6 +53,29 @@ func For(f *matcher.Finding) Remedy {
 				url.QueryEscape(`"`+truncate(query, 80)+`"`),
 			"Teach tailfix the error: add a record for it to a pattern directory and pass --patterns DIR",
 		},
+	}
+}
+
+// frameFuncRE takes the function out of a traceback frame line.
+var frameFuncRE = regexp.MustCompile(`, in (\S+)$`)
+
+// cutTraceback is the remedy of a traceback whose exception line is not in
+// the log: the frames say where it failed, not what failed.
+func cutTraceback(f *matcher.Finding) Remedy {
+	steps := []string{
+		fmt.Sprintf("Read the frames at %s: the last one is where the error was raised.", location(f)),
+		"Get the rest of the traceback: rerun with both streams captured (`2>&1 | tee server.log`), or look in the full log if this is an excerpt; its last line names the exception.",
+	}
+	if m := frameFuncRE.FindStringSubmatch(f.Message); m != nil {
+		steps = append(steps, "Search sglang's issues for the function it stopped in: https://github.com/sgl-project/sglang/issues?q="+
+			url.QueryEscape(m[1]))
+	}
+	return Remedy{
+		Cause: "The traceback ends before its exception line: the log was cut, the process was killed while " +
+			"printing it, or another process's output took its place. It shows where the error happened " +
+			"but not what it was. If a symptom such as a SIGQUIT line is reported with it, this traceback is " +
+			"the failure that symptom points back to.",
+		Steps: steps,
 	}
 }
 

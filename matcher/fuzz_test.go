@@ -1,0 +1,82 @@
+package matcher
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// realShapedSeeds returns the project's fixture logs, whole, for fuzzing
+// the event assembler on the shapes real logs have.
+func realShapedSeeds(f *testing.F) [][]byte {
+	f.Helper()
+	paths, err := filepath.Glob("../testdata/logs/*.log")
+	if err != nil || len(paths) == 0 {
+		f.Fatalf("no fixture logs: %v", err)
+	}
+	var seeds [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, b)
+	}
+	return seeds
+}
+
+// FuzzEngine feeds a log to the engine in two ways: whole through Scan,
+// and split at a point the fuzzer picks through Write. Both must report the
+// same occurrences, each inside the log's lines.
+func FuzzEngine(f *testing.F) {
+	for _, s := range realShapedSeeds(f) {
+		f.Add(s, uint16(len(s)/3))
+	}
+	m := builtinMatcher(f)
+	f.Fuzz(func(t *testing.T, log []byte, split uint16) {
+		var scanned, written []Occurrence
+		e := m.NewEngine("x", func(o Occurrence) { scanned = append(scanned, o) })
+		if err := e.Scan(bytes.NewReader(log)); err != nil {
+			t.Fatal(err)
+		}
+		lines := e.Lines()
+		w := m.NewEngine("x", func(o Occurrence) { written = append(written, o) })
+		cut := min(int(split), len(log))
+		w.Write(log[:cut])
+		w.Write(log[cut:])
+		w.Flush()
+		if !reflect.DeepEqual(scanned, written) {
+			t.Fatalf("Scan and Write disagree:\n%s\nvs\n%s", brief(scanned), brief(written))
+		}
+		for _, o := range scanned {
+			if o.Line < 1 || o.EndLine < o.Line || o.EndLine > lines {
+				t.Fatalf("occurrence %s outside lines 1-%d", brief([]Occurrence{o}), lines)
+			}
+		}
+	})
+}
+
+// FuzzParseLine takes lines of the fixture logs apart: the message is
+// always a suffix-free sub-slice of the line, and parsing never panics.
+func FuzzParseLine(f *testing.F) {
+	for _, s := range realShapedSeeds(f) {
+		sc := bufio.NewScanner(bytes.NewReader(s))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			f.Add(bytes.Clone(sc.Bytes()))
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		norm := Normalize(nil, raw)
+		l := ParseLine(norm)
+		if !bytes.HasSuffix(norm, l.Msg) && !bytes.Contains(norm, l.Msg) {
+			t.Fatalf("message %q is not part of %q", l.Msg, norm)
+		}
+		if len(l.Stream) > 0 && !bytes.Contains(norm, l.Stream) {
+			t.Fatalf("stream %q is not part of %q", l.Stream, norm)
+		}
+	})
+}
