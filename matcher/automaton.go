@@ -53,15 +53,27 @@ var markers = []struct {
 	{"Process-", markProcess},
 	{"--- Logging error ---", markLogging},
 	{" [-h]", markUsage},
-	// Level words and the file:line of C++ log headers (glog, torch).
+	// Level words, and the start of glog and torch lines at error level:
+	// "E1129 10:01:02.553695 …", "[rank3]:[E1129 …", after a newline, a
+	// compose bar or a platform timestamp. Needles with a newline name the
+	// line after it; the first line of a block is checked on its own.
 	{"ERROR", markLevel},
 	{"CRITICAL", markLevel},
 	{"FATAL", markLevel},
 	{"Error ", markLevel},
-	{".cpp:", markLevel},
-	{".cc:", markLevel},
-	{".cu:", markLevel},
-	{".h:", markLevel},
+	{"\nE0", markLevel}, {"\nE1", markLevel}, {"\nF0", markLevel}, {"\nF1", markLevel},
+	{"| E0", markLevel}, {"| E1", markLevel}, {"| F0", markLevel}, {"| F1", markLevel},
+	{"Z E0", markLevel}, {"Z E1", markLevel}, {"Z F0", markLevel}, {"Z F1", markLevel},
+	{"\n[E", markLevel}, {"\n[F", markLevel}, {"]:[E", markLevel}, {"]:[F", markLevel},
+}
+
+// startsAtLevel reports whether a block's first line may be a glog or torch
+// line at error level, which the newline needles cannot see.
+func startsAtLevel(block []byte) bool {
+	if len(block) > 0 && block[0] == '[' {
+		block = block[1:]
+	}
+	return len(block) > 1 && (block[0] == 'E' || block[0] == 'F') && block[1] >= '0' && block[1] <= '9'
 }
 
 // excLineRE splits the line that ends a traceback into a dotted class name
@@ -190,10 +202,17 @@ type candidate struct {
 // form, since an escape may split a needle.
 func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]candidate, []byte) {
 	lineStart, lineEnd := -1, -1
+	if startsAtLevel(block) {
+		dst = append(dst, candidate{0, int32(markLevel)})
+	}
 	for _, h := range m.ac.FindAllOverlapping(block) {
-		if h.Start >= lineEnd {
-			lineStart = bytes.LastIndexByte(block[:h.Start], '\n') + 1
-			lineEnd = h.Start + lineLen(block[h.Start:])
+		start := h.Start
+		if block[start] == '\n' {
+			start++ // a needle that names the line after the newline
+		}
+		if start >= lineEnd {
+			lineStart = bytes.LastIndexByte(block[:start], '\n') + 1
+			lineEnd = start + lineLen(block[start:])
 		}
 		for _, o := range m.owners[h.PatternID] {
 			dst = append(dst, candidate{lineStart, o})

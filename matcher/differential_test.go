@@ -121,6 +121,11 @@ func TestNoAllocationPerNonMatchingLine(t *testing.T) {
 		"[2026-08-28 10:15:28] INFO:     127.0.0.1:51640 - \"POST /generate HTTP/1.1\" 200 OK\n",
 		"Capturing batches (bs=32 avail_mem=13.05 GB): 100%|██████████| 7/7 [00:03<00:00,  2.10it/s]\r\n",
 		"\x1b[32m[2026-08-28 10:15:27 DP1 TP1 EP1] Decode batch, #running-req: 12, #token: 2048, gen throughput (token/s): 812.5\x1b[0m\n",
+		// Candidates that confirm nothing: a glog info line, a torch
+		// warning, compose and kubectl prefixes.
+		"I1129 10:01:02.553695 67580 transfer_engine.cpp:53] Transfer Engine starting\n",
+		"[rank2]:[W1129 10:15:02.104512039 ProcessGroupNCCL.cpp:1496] Warning: benign\n",
+		"llm-decode-0  | 2026-11-29T10:15:02.123Z [2026-11-29 10:15:02 TP0] Decode batch, #running-req: 3, token usage: 0.12\n",
 	}
 	e := m.NewEngine("x", func(Occurrence) { t.Fatal("unexpected occurrence") })
 	for _, l := range lines {
@@ -133,6 +138,6 @@ func TestNoAllocationPerNonMatchingLine(t *testing.T) {
 	block := []byte(strings.Repeat(strings.Join(lines, ""), 1000))
 	e.Write(block)
 	if n := testing.AllocsPerRun(20, func() { e.Write(block) }); n != 0 {
-		t.Errorf("Write(block of %d lines): %v allocations, want 0", 4000, n)
+		t.Errorf("Write(block of %d lines): %v allocations, want 0", 1000*len(lines), n)
 	}
 }
