@@ -30,6 +30,7 @@ const (
 	markLogging                      // "--- Logging error ---"
 	markUsage                        // argparse's "usage: prog [-h] …"
 	markLevel                        // a line that may state an error level
+	markFrame                        // a traceback frame, `File "…", line N, in f`
 )
 
 var markers = []struct {
@@ -52,6 +53,7 @@ var markers = []struct {
 	{"*** Check failure", markNative},
 	{"Process-", markProcess},
 	{"--- Logging error ---", markLogging},
+	{`File "`, markFrame},
 	{" [-h]", markUsage},
 	// Level words, and the start of glog and torch lines at error level:
 	// "E1129 10:01:02.553695 …", "[rank3]:[E1129 …", after a newline, a
@@ -61,6 +63,8 @@ var markers = []struct {
 	{"CRITICAL", markLevel},
 	{"FATAL", markLevel},
 	{"Error ", markLevel},
+	{"CUDA error", markLevel},
+	{"NCCL error", markLevel},
 	{"\nE0", markLevel}, {"\nE1", markLevel}, {"\nF0", markLevel}, {"\nF1", markLevel},
 	{"| E0", markLevel}, {"| E1", markLevel}, {"| F0", markLevel}, {"| F1", markLevel},
 	{"Z E0", markLevel}, {"Z E1", markLevel}, {"Z F0", markLevel}, {"Z F1", markLevel},

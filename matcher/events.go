@@ -41,7 +41,7 @@ var (
 // errorStartRE is a message that says it is an error in its first word,
 // "Error fetching …", "[sgl_kernel] CRITICAL: …". sglang's logger.error
 // messages start with "Error" far more often than its warnings do.
-var errorStartRE = regexp.MustCompile(`^(?:\[[\w.-]+\] )?(?:Error\b[ :]|ERROR\b|CRITICAL\b|FATAL\b)`)
+var errorStartRE = regexp.MustCompile(`^(?:\[[\w.-]+\] )?(?:Error\b[ :]|ERROR\b|CRITICAL\b|FATAL\b|CUDA error\b|NCCL error\b)`)
 
 // processLine runs one line through its stream's open event, or opens one.
 func (e *Engine) processLine(raw []byte, owners []int32) {
@@ -77,7 +77,7 @@ func (e *Engine) find(stream []byte) int {
 func (e *Engine) open(ln *Line, owners []int32) {
 	msg := ln.Msg
 	var hits []int32
-	opens, isExc, errLine := false, false, false
+	opens, isExc, errLine, headless := false, false, false, false
 	native := ""
 	k := kindPlain
 	for _, o := range owners {
@@ -99,6 +99,12 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		case marker(o) == markLogging:
 			if bytes.HasPrefix(msg, loggingError) {
 				opens, k = true, kindLogError
+			}
+		case marker(o) == markFrame:
+			// A frame with no traceback head before it: an excerpt that
+			// starts inside a traceback, or a head lost to interleaving.
+			if t := bytes.TrimLeft(msg, " \t"); bytes.HasPrefix(t, framePrefix) && bytes.Contains(t, []byte(`", line `)) {
+				opens, headless = true, true
 			}
 		case marker(o) == markUsage:
 			if usageRE.Match(msg) {
@@ -129,6 +135,9 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		ev.state, ev.traceback = stFrames, true
 	case bytes.HasPrefix(msg, threadHead), processHeadRE.Match(msg):
 		ev.state, ev.traceback = stThread, true
+	case headless && len(hits) == 0 && !isExc:
+		ev.state, ev.traceback, ev.afterFrame = stFrames, true, true
+		ev.lastFrame = string(bytes.TrimLeft(msg, " \t"))
 	case isExc:
 		e.addExc(ev, trimQuote(msg))
 		if !ln.Record {

@@ -39,7 +39,7 @@ type Line struct {
 
 // ParseLine takes a normalized line apart: first the prefixes some
 // runtimes put on every line (a platform timestamp, a docker compose
-// service, a Ray actor, a torchrun rank), then the record header (sglang's
+// service or an srun task label, a Ray actor, a torchrun rank), then the record header (sglang's
 // "[time RANKS]", glog, torch, uvicorn, Python logging, Rust tracing, NCCL).
 // It does not allocate; the parts are sub-slices of line.
 func ParseLine(line []byte) Line {
@@ -51,6 +51,9 @@ func ParseLine(line []byte) Line {
 	if svc, rest, ok := cutCompose(line); ok {
 		streamStart, streamEnd = at(line), at(line)+len(svc)
 		line = trimPlatformStamp(rest)
+	} else if task, rest, ok := cutTaskLabel(line); ok {
+		streamStart, streamEnd = at(line), at(line)+len(task)
+		line = rest
 	}
 	if actor, rest, ok := cutRay(line); ok {
 		if streamStart < 0 {
@@ -105,6 +108,19 @@ func trimPlatformStamp(line []byte) []byte {
 	return line
 }
 
+// cutTaskLabel splits the task number that `srun --label` and similar
+// launchers put before each line ("0: ") off a line.
+func cutTaskLabel(line []byte) (label, rest []byte, ok bool) {
+	d := 0
+	for d < len(line) && d < 5 && line[d] >= '0' && line[d] <= '9' {
+		d++
+	}
+	if d == 0 || d+1 >= len(line) || line[d] != ':' || line[d+1] != ' ' {
+		return nil, line, false
+	}
+	return line[:d], line[d+2:], true
+}
+
 // cutCompose splits a docker compose prefix ("llm-prefill-0  | ") off a
 // line: a container name, which compose ends in a replica number
 // ("-1", "_1"), padding, a bar and a space.
@@ -113,12 +129,18 @@ func cutCompose(line []byte) (svc, rest []byte, ok bool) {
 	for i < len(line) && isNameByte(line[i]) {
 		i++
 	}
-	if i == 0 || i >= len(line) || line[i] != ' ' || !endsInReplica(line[:i]) {
+	if i == 0 || i >= len(line) || line[i] != ' ' {
 		return nil, line, false
 	}
 	j := i
 	for j < len(line) && line[j] == ' ' {
 		j++
+	}
+	// Compose pads names to one width, so only the longest has a single
+	// space before the bar; without padding, ask for a name shaped like a
+	// container's.
+	if j-i < 2 && !endsInReplica(line[:i]) && bytes.IndexAny(line[:i], "-_") < 0 {
+		return nil, line, false
 	}
 	if j+1 >= len(line) || line[j] != '|' || line[j+1] != ' ' {
 		if j < len(line) && line[j] == '|' && j+1 == len(line) {

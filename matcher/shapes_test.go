@@ -24,6 +24,8 @@ func TestParseLine(t *testing.T) {
 		{name: "compose", in: "llm-prefill-0  | [2026-11-29 10:15:02] x", stream: "llm-prefill-0", time: "2026-11-29 10:15:02", record: true, msg: "x"},
 		{name: "compose continuation", in: "llm-decode-0   |   File \"a.py\"", stream: "llm-decode-0", msg: "  File \"a.py\""},
 		{name: "compose empty line", in: "llm-decode-0   |", stream: "llm-decode-0", msg: ""},
+		{name: "compose without replica number", in: "deepseek-v32  |   File \"a.py\"", stream: "deepseek-v32", msg: "  File \"a.py\""},
+		{name: "srun task label", in: "0: [rank3]:[W305 03:55:35.235035264 socket.cpp:462] [c10d] x", stream: "0: [rank3", rank: "rank3", record: true, level: LevelWarning, msg: "[c10d] x"},
 		{name: "ray actor", in: "(SGLangEngine pid=4123, ip=10.0.3.7) Traceback (most recent call last):", stream: "SGLangEngine pid=4123, ip=10.0.3.7", msg: "Traceback (most recent call last):"},
 		{name: "ray task", in: "(pid=77) KeyError: 'x'", stream: "pid=77", msg: "KeyError: 'x'"},
 		{name: "torchrun rank", in: "[rank3]:   File \"a.py\", line 2, in f", stream: "rank3", rank: "rank3", msg: "  File \"a.py\", line 2, in f"},
@@ -185,6 +187,19 @@ func TestEngineShapes(t *testing.T) {
 				"  File \".../scheduler.py\", line 1653, in run_event_loop\n    dispatch_event_loop(self)\n" +
 				"  File \".../common.py\", line 412, in alloc_paged_token_slots_extend\n",
 			want: `unknown/traceback 1-4 rank="TP0" exc="" msg="File \".../common.py\", line 412, in alloc_paged_token_slots_extend"` + "\n",
+		},
+		{
+			name: "a traceback whose head is not in the log",
+			log: "    self._init_handles()\n" +
+				"  File \"/x/triton/compiler/compiler.py\", line 385, in _init_handles\n" +
+				"    raise OutOfResources(self.metadata.shared, max_shared, \"shared memory\")\n" +
+				"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072\n\n",
+			want: `unknown/traceback 2-4 rank="" exc="triton.runtime.errors.OutOfResources" msg="out of resource: shared memory, Required: 131072"` + "\n",
+		},
+		{
+			name: "a CUDA error printed by a kernel library",
+			log:  "CUDA error (/x/flash_fwd_launch_template.h:188): an illegal memory access was encountered\n",
+			want: `unknown/error 1-1 rank="" exc="" msg="CUDA error (/x/flash_fwd_launch_template.h:188): an illegal memory access was encountered"` + "\n",
 		},
 		{
 			name: "trap words stay quiet",
