@@ -54,8 +54,8 @@ func NewCorrelator() *Correlator {
 }
 
 // numbersRE finds what differs between occurrences of one error: hex
-// addresses and decimal numbers (ranks, sizes, pids, request ids).
-var numbersRE = regexp.MustCompile(`0x[0-9a-fA-F]+|\d+`)
+// addresses, request ids and decimal numbers (ranks, sizes, pids).
+var numbersRE = regexp.MustCompile(`0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b|\d+`)
 
 // key says which occurrences are the same error: the record, or for an
 // unknown error its exception and message with numbers masked.

@@ -257,7 +257,7 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			// starts on the next line.
 			x := &ev.excs[len(ev.excs)-1]
 			ev.msgLines++
-			if x.msg == "" {
+			if x.msg == "" && hasWord(msg) {
 				x.msg = string(msg)
 			}
 			return msg, true
@@ -273,6 +273,8 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			bytes.HasPrefix(msg, []byte("Current thread 0x")),
 			bytes.HasPrefix(msg, []byte("Stack (most recent call first)")),
 			bytes.HasPrefix(msg, []byte("Extension modules:")),
+			bytes.HasPrefix(msg, fatalPython), // CPython's report of the same crash
+			numberedFrame(msg),
 			bytes.HasPrefix(msg, []byte("====")),
 			bytes.HasPrefix(msg, []byte("*** ")),
 			bytes.HasPrefix(msg, []byte("@ ")),
@@ -285,6 +287,27 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 		return nil, false
 	}
 	return nil, false
+}
+
+// numberedFrame reports whether a line is a frame of a numbered native
+// backtrace, "12  /usr/lib/libucp.so.0(ucp_mem_map+0x2b9) [0x7f…]".
+func numberedFrame(b []byte) bool {
+	d := 0
+	for d < len(b) && b[d] >= '0' && b[d] <= '9' {
+		d++
+	}
+	return d > 0 && d+2 < len(b) && b[d] == ' ' && b[d+1] == ' '
+}
+
+// hasWord reports whether a line has a letter or digit: a message, not a
+// rule of "====".
+func hasWord(b []byte) bool {
+	for _, c := range b {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // maxMessageLines bounds the further lines of one exception message.
