@@ -128,7 +128,7 @@ type Engine struct {
 }
 
 // maxStreams bounds the events open at once; the oldest is closed first.
-const maxStreams = 64
+const maxStreams = 32
 
 // NewEngine returns an engine for one input named source (such as a file
 // name, or "-" for stdin). emit receives each occurrence as its event ends.

@@ -137,7 +137,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		ev.state, ev.traceback = stThread, true
 	case headless && len(hits) == 0 && !isExc:
 		ev.state, ev.traceback, ev.afterFrame = stFrames, true, true
-		ev.lastFrame = string(bytes.TrimLeft(msg, " \t"))
+		ev.lastFrame = keep(bytes.TrimLeft(msg, " \t"))
 	case isExc:
 		e.addExc(ev, trimQuote(msg))
 		if !ln.Record {
@@ -164,9 +164,9 @@ func (e *Engine) newEvent(ln *Line) *event {
 	} else {
 		ev = &event{}
 	}
-	ev.key = string(ln.Stream)
+	ev.key = keep(ln.Stream)
 	ev.start, ev.end, ev.lines = e.line, e.line, 1
-	ev.time, ev.first = string(ln.Header.Time), string(ln.Msg)
+	ev.time, ev.first = string(ln.Header.Time), keep(ln.Msg)
 	ev.rank = string(ln.Header.Ranks)
 	if ev.rank == "" {
 		ev.rank = string(ln.Rank)
@@ -184,7 +184,7 @@ func nativeOpening(msg []byte) (string, bool) {
 		if j := bytes.Index(rest, []byte(inst)); j >= 0 {
 			c := rest[j+len(inst):]
 			if k := bytes.IndexByte(c, '\''); k > 0 {
-				return string(c[:k]), true
+				return keep(c[:k]), true
 			}
 		}
 		return "native", true
@@ -258,7 +258,7 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			x := &ev.excs[len(ev.excs)-1]
 			ev.msgLines++
 			if x.msg == "" && hasWord(msg) {
-				x.msg = string(msg)
+				x.msg = keep(msg)
 			}
 			return msg, true
 		}
@@ -299,6 +299,15 @@ func numberedFrame(b []byte) bool {
 	return d > 0 && d+2 < len(b) && b[d] == ' ' && b[d+1] == ' '
 }
 
+// maxKept bounds each message an open event keeps, so that the memory of
+// an event stays small whatever its lines hold; a message is cut there.
+const maxKept = 8 << 10
+
+// keep copies a message out of the line buffer for an open event.
+func keep(b []byte) string {
+	return string(b[:min(len(b), maxKept)])
+}
+
 // hasWord reports whether a line has a letter or digit: a message, not a
 // rule of "====".
 func hasWord(b []byte) bool {
@@ -327,12 +336,12 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	case indented:
 		t := bytes.TrimLeft(msg, " \t")
 		if ev.afterFrame = bytes.HasPrefix(t, framePrefix); ev.afterFrame {
-			ev.lastFrame = string(t)
+			ev.lastFrame = keep(t)
 		}
 		return msg, true
 	case bytes.HasPrefix(msg, framePrefix):
 		// Frames without indentation: a pasted traceback that lost it.
-		ev.afterFrame, ev.lastFrame = true, string(msg)
+		ev.afterFrame, ev.lastFrame = true, keep(msg)
 		return msg, true
 	case bytes.HasPrefix(msg, tracebackHead):
 		ev.pending++
@@ -469,7 +478,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 
 func (e *Engine) addHit(ev *event, pat int32, msg []byte) {
 	if len(ev.hits) < maxEventHits {
-		ev.hits = append(ev.hits, hit{line: e.line, pat: pat, msg: string(msg)})
+		ev.hits = append(ev.hits, hit{line: e.line, pat: pat, msg: keep(msg)})
 	}
 }
 
@@ -477,11 +486,11 @@ func (e *Engine) addExc(ev *event, msg []byte) {
 	if len(ev.excs) >= maxEventExcs {
 		return
 	}
-	x := exc{line: e.line, msg: string(msg), group: ev.group}
+	x := exc{line: e.line, msg: keep(msg), group: ev.group}
 	if sub := excLineRE.FindSubmatch(bytes.TrimRight(msg, " ")); sub != nil {
-		x.class, x.msg = string(sub[1]), string(sub[2])
+		x.class, x.msg = keep(sub[1]), keep(sub[2])
 	} else if i := bytes.Index(msg, []byte(": ")); i > 0 && bareExcRE.Match(msg) {
-		x.class, x.msg = string(msg[:i]), string(msg[i+2:])
+		x.class, x.msg = keep(msg[:i]), keep(msg[i+2:])
 	}
 	ev.excs = append(ev.excs, x)
 }
@@ -492,7 +501,7 @@ func (e *Engine) addNative(ev *event, what []byte) {
 	if class == "native" {
 		class = ""
 	}
-	ev.excs = append(ev.excs, exc{line: e.line, class: class, msg: string(what)})
+	ev.excs = append(ev.excs, exc{line: e.line, class: class, msg: keep(what)})
 }
 
 // closeEvent ends the i-th open event and reports what it was: one

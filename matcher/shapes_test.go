@@ -281,3 +281,16 @@ func TestCorrelatorOrdersByEvidence(t *testing.T) {
 		})
 	}
 }
+
+// An open event keeps at most maxKept bytes of any message, however long
+// the line.
+func TestEventMemoryIsBounded(t *testing.T) {
+	m := testMatcher(t)
+	long := strings.Repeat("y", 4*maxKept)
+	log := "Traceback (most recent call last):\n  File \"" + long + "\", line 1, in f\n" +
+		"ValueError: " + long + "\n"
+	got := occurrences(t, m, log, 0)
+	if len(got) != 1 || len(got[0].Message) > maxKept || got[0].Exception != "ValueError" {
+		t.Fatalf("got %d occurrences, message of %d bytes", len(got), len(got[0].Message))
+	}
+}
