@@ -125,6 +125,16 @@ type Engine struct {
 	cands   []candidate
 	owners  []int32
 	scratch []byte
+
+	// A line whose proposed records did not confirm may have been
+	// hard-wrapped: the next line is tried joined to it.
+	failed     []int32 // records that did not confirm on the current line
+	wrapLine   int64   // the line they failed on, or 0
+	wrapOwners []int32
+	wrapMsg    []byte
+	wrapTime   string
+	wrapRank   string
+	joined     []byte
 }
 
 // maxStreams bounds the events open at once; the oldest is closed first.
@@ -205,7 +215,7 @@ func (e *Engine) feed(block []byte) {
 func (e *Engine) feedLines(block []byte, cands []candidate) {
 	pos, ci := 0, 0
 	for pos < len(block) {
-		if len(e.evs) == 0 {
+		if len(e.evs) == 0 && e.wrapLine == 0 {
 			next := len(block)
 			if ci < len(cands) {
 				next = cands[ci].start

@@ -47,9 +47,21 @@ var errorStartRE = regexp.MustCompile(`^(?:\[[\w.-]+\] )?(?:Error\b[ :]|ERROR\b|
 func (e *Engine) processLine(raw []byte, owners []int32) {
 	e.norm = Normalize(e.norm[:0], raw)
 	ln := ParseLine(e.norm)
+	e.failed = e.failed[:0]
+	e.assemble(&ln, owners)
+	e.rememberFailed(&ln)
+}
+
+// assemble runs a parsed line through its stream's open event, or opens one.
+func (e *Engine) assemble(ln *Line, owners []int32) {
+	if e.wrapLine != 0 && e.wrapLine == e.line-1 && !ln.Record && hasWord(ln.Msg) {
+		if e.unwrap(ln) {
+			return
+		}
+	}
 	if i := e.find(ln.Stream); i >= 0 {
 		ev := e.evs[i]
-		if view, ok := e.continues(ev, &ln, owners); ok {
+		if view, ok := e.continues(ev, ln, owners); ok {
 			e.absorb(ev, view, owners)
 			return
 		}
@@ -58,7 +70,62 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	if len(owners) == 0 {
 		return
 	}
-	e.open(&ln, owners)
+	e.open(ln, owners)
+}
+
+// rememberFailed keeps the records that did not confirm on this line, to
+// try them on the line and the next one joined.
+func (e *Engine) rememberFailed(ln *Line) {
+	e.wrapLine = 0
+	if len(e.failed) == 0 {
+		return
+	}
+	e.wrapLine = e.line
+	e.wrapOwners = append(e.wrapOwners[:0], e.failed...)
+	e.wrapMsg = append(e.wrapMsg[:0], ln.Msg[:min(len(ln.Msg), maxKept)]...)
+	e.wrapTime, e.wrapRank = string(ln.Header.Time), string(ln.Header.Ranks)
+}
+
+// unwrap tries the records that failed on the previous line against that
+// line joined to this one, as a terminal or a paste wraps a long line:
+// with nothing between the parts, or a space. A record that matches is a
+// hit on the previous line, in its event or in a new one that also takes
+// this line; unwrap reports whether this line was taken.
+func (e *Engine) unwrap(ln *Line) bool {
+	for _, o := range e.wrapOwners {
+		p := &e.m.pats[o]
+		for _, sep := range []string{"", " "} {
+			e.joined = append(append(append(e.joined[:0], e.wrapMsg...), sep...), ln.Msg...)
+			if !p.confirm(e.joined) {
+				continue
+			}
+			return e.joinedHit(ln, o)
+		}
+	}
+	return false
+}
+
+// joinedHit records a hit on the joined text of the previous line and this
+// one.
+func (e *Engine) joinedHit(ln *Line, o int32) bool {
+	prev := e.line - 1
+	if i := e.find(ln.Stream); i >= 0 && e.evs[i].end == prev {
+		ev := e.evs[i]
+		ev.hits = append(ev.hits, hit{line: prev, pat: o, msg: keep(e.joined)})
+		for k := range ev.excs {
+			if x := &ev.excs[k]; x.line == prev && x.class != "" {
+				if rest, ok := bytes.CutPrefix(e.joined, []byte(x.class+": ")); ok {
+					x.msg = keep(rest)
+				}
+			}
+		}
+		return false // the line still goes through its event as usual
+	}
+	ev := e.newEvent(ln)
+	ev.start, ev.time, ev.rank, ev.first = prev, e.wrapTime, e.wrapRank, keep(e.wrapMsg)
+	ev.lines = 2
+	ev.hits = append(ev.hits, hit{line: prev, pat: o, msg: keep(e.joined)})
+	return true
 }
 
 // find returns the index of the open event of a stream, or -1.
@@ -85,6 +152,8 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		case o >= 0:
 			if e.m.pats[o].confirm(msg) {
 				hits = append(hits, o)
+			} else {
+				e.failed = append(e.failed, o)
 			}
 		case marker(o) == markTraceback, marker(o) == markThread:
 			opens = true
@@ -470,8 +539,13 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	}
 	ev.lines++
 	for _, o := range owners {
-		if o >= 0 && e.m.pats[o].confirm(view) {
+		if o < 0 {
+			continue
+		}
+		if e.m.pats[o].confirm(view) {
 			e.addHit(ev, o, view)
+		} else {
+			e.failed = append(e.failed, o)
 		}
 	}
 }

@@ -202,6 +202,17 @@ func TestEngineShapes(t *testing.T) {
 			want: `unknown/error 1-1 rank="" exc="" msg="CUDA error (/x/flash_fwd_launch_template.h:188): an illegal memory access was encountered"` + "\n",
 		},
 		{
+			name: "an exception line hard-wrapped by a terminal",
+			log:  "ok\nRuntimeError: PD disagg: PP>1 not supported for MiniMax sparse ind\nex yet.\nnext\n",
+			want: `t/pp 2-2 rank="" exc="RuntimeError" msg="PD disagg: PP>1 not supported for MiniMax sparse index yet."` + "\n",
+		},
+		{
+			name: "a log record hard-wrapped at a space",
+			log: "[2026-11-29 10:15:02] Transfer thread failed because of x. Prefill instance with bootstrap_port=8998 is\ndead.\n" +
+				"[2026-11-29 10:15:03] next\n",
+			want: `t/wrapper 1-2 rank="" exc="" msg="Transfer thread failed because of x. Prefill instance with bootstrap_port=8998 is dead."` + "\n",
+		},
+		{
 			name: "trap words stay quiet",
 			log: "[2026-11-29 10:15:20 TP0] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +
 				"[2026-11-29 10:15:20 TP0] Disable CUDA graph for this batch size\n" +
