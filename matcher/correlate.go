@@ -36,6 +36,9 @@ type Finding struct {
 	// Partial is true for a traceback cut before its exception line: it
 	// says where the error happened but not what it was.
 	Partial bool
+	// wrapper is true for a record that wraps another error in its own
+	// message; it is a root cause only when nothing before it is.
+	wrapper bool
 
 	src int // order of the finding's source among the inputs
 }
@@ -90,6 +93,7 @@ func (c *Correlator) Add(o Occurrence) (*Finding, bool) {
 	f.addRank(o.Rank)
 	if r := o.Record; r != nil {
 		f.Title, f.Severity = r.Title, r.Severity
+		f.wrapper = r.Role == patterns.RoleWrapper
 		if r.Role == patterns.RoleSymptom {
 			// For live output; Findings links again with the whole input.
 			f.RootCause = false
@@ -133,6 +137,21 @@ func before(a, b *Finding) int {
 func (c *Correlator) link(sorted []*Finding) {
 	isCause := func(f *Finding) bool {
 		return f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError
+	}
+	// A wrapper seen after a cause in the same input repeats that cause
+	// inside its own message ("Prefill transfer failed … with exception
+	// …"): it is reported as following from it.
+	for _, w := range sorted {
+		if !w.wrapper {
+			continue
+		}
+		w.RootCause = true
+		for _, f := range sorted {
+			if f != w && !f.wrapper && isCause(f) && f.src == w.src && f.Line < w.Line {
+				w.RootCause = false
+				break
+			}
+		}
 	}
 	for _, s := range sorted {
 		if s.RootCause {

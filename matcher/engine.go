@@ -103,6 +103,7 @@ type event struct {
 	afterFrame bool   // the last line was a `File "…"` frame: a source line may follow
 	lastFrame  string // the last frame seen, for a traceback cut before its end
 	msgOpen    bool   // the last exception's message may go on over further lines
+	msgBlank   bool   // a blank line came after the exception line
 	msgLines   int
 	pending    int // tracebacks opened in this event whose exception line is still to come
 	group      int // group of the next exception line

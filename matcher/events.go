@@ -308,19 +308,22 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			ev.state, ev.msgOpen = stChain, false
 			return msg, true
 		case bytes.HasPrefix(msg, tracebackHead):
-			// A traceback right after another one, with no chain line.
-			ev.state, ev.msgOpen = stFrames, false
-			ev.group++
-			return msg, true
+			// A traceback right after another one, with no chain line,
+			// is another error.
+			return nil, false
 		case blank:
-			ev.msgOpen = false
+			ev.msgBlank = true
 			return msg, true
 		case indented:
 			return msg, true
 		case ev.kind == kindLogError && (bytes.HasPrefix(msg, []byte("Call stack:")) ||
 			bytes.HasPrefix(msg, []byte("Message: ")) || bytes.HasPrefix(msg, []byte("Arguments: "))):
 			return msg, true
-		case ev.msgOpen && ev.msgLines < maxMessageLines && !opensEvent(msg, owners) && !bareException(msg):
+		case ev.msgOpen && ev.msgLines < maxMessageLines && !opensEvent(msg, owners) && !bareException(msg) &&
+			(!ev.msgBlank || ev.msgLines > 0 || ev.excs[len(ev.excs)-1].msg == ""):
+			// After a blank line, only a message already known to span
+			// lines goes on: one that started on the line after its class,
+			// or that had further lines before the blank.
 			// An exception message that spans lines goes on unindented:
 			// after a traceback, or after an exception line whose message
 			// starts on the next line.
@@ -432,7 +435,7 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		ev.group++
 		return msg, true
 	}
-	ev.state, ev.msgOpen, ev.msgLines = stAfterExc, true, 0
+	ev.state, ev.msgOpen, ev.msgLines, ev.msgBlank = stAfterExc, true, 0, false
 	return msg, true
 }
 
@@ -469,7 +472,7 @@ func (e *Engine) groupLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	// when the group is the last link of a chain.
 	if looksLikeException(msg) {
 		e.addExc(ev, msg)
-		ev.state, ev.msgOpen, ev.msgLines = stAfterExc, true, 0
+		ev.state, ev.msgOpen, ev.msgLines, ev.msgBlank = stAfterExc, true, 0, false
 		return msg, true
 	}
 	return nil, false

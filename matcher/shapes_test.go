@@ -110,7 +110,9 @@ func TestEngineShapes(t *testing.T) {
 		{
 			name: "an exception message over several lines",
 			log:  "ImportError: \n[kernel] CRITICAL: Could not load any library!\nAttempted locations:\n1. /x/a.so\n\nok\n",
-			want: `unknown/error 1-4 rank="" exc="ImportError" msg="[kernel] CRITICAL: Could not load any library!"` + "\n",
+			// A message that starts on the line after its class may hold
+			// blank lines; it goes on until a record or an opener.
+			want: `unknown/error 1-6 rank="" exc="ImportError" msg="[kernel] CRITICAL: Could not load any library!"` + "\n",
 		},
 		{
 			name: "a CUDA error's advice lines belong to it",
