@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"bytes"
 	"testing"
 )
 
@@ -70,6 +71,11 @@ func FuzzNormalize(f *testing.F) {
 		"\x1b]0;t\x07\x1b[", "\xff\x00\r\r", "[2026-08-28 10:15:20.123 DP1 TP1 EP1] x",
 	} {
 		f.Add([]byte(s))
+	}
+	for _, log := range realShapedSeeds(f) {
+		for line := range bytes.Lines(log) {
+			f.Add(bytes.TrimSuffix(line, []byte{'\n'}))
+		}
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		got := Normalize(nil, raw)

@@ -35,6 +35,8 @@ func TestParseLine(t *testing.T) {
 		{name: "glog info", in: "I1129 10:01:02.553695 67580 transfer_engine.cpp:53] Transfer Engine starting", record: true, level: LevelInfo, msg: "Transfer Engine starting"},
 		{name: "compose and glog", in: "llm-prefill-0  | E1129 10:01:02.014493   391 tcp_transport.cpp:542] TcpTransport::startTransfer failed", stream: "llm-prefill-0", record: true, level: LevelError, msg: "TcpTransport::startTransfer failed"},
 		{name: "uvicorn error", in: "[2026-11-29 10:15:02] ERROR:    Exception in ASGI application", time: "2026-11-29 10:15:02", record: true, level: LevelError, msg: "Exception in ASGI application"},
+		{name: "uvicorn info", in: "[2026-11-29 10:15:26] INFO:     Uvicorn running on http://127.0.0.1:30000", time: "2026-11-29 10:15:26", record: true, level: LevelInfo, msg: "Uvicorn running on http://127.0.0.1:30000"},
+		{name: "bare uvicorn line", in: "INFO:     127.0.0.1:40000 - \"POST /generate HTTP/1.1\" 200 OK", record: true, level: LevelInfo, msg: "127.0.0.1:40000 - \"POST /generate HTTP/1.1\" 200 OK"},
 		{name: "python logging", in: "ERROR:sglang.srt.server:request failed", record: true, level: LevelError, msg: "request failed"},
 		{name: "vllm style", in: "INFO 11-29 17:50:56 __init__.py:190] Automatically detected platform cuda.", record: true, level: LevelInfo, msg: "Automatically detected platform cuda."},
 		{name: "rust router", in: "2026-11-29 10:20:00 ERROR smg::routers::http: src/routers/http/pd_router.rs:812: Prefill server failed", record: true, level: LevelError, msg: "smg::routers::http: src/routers/http/pd_router.rs:812: Prefill server failed"},
