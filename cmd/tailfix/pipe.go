@@ -4,32 +4,80 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"sync"
 	"syscall"
+	"time"
 
-	"github.com/tailfix/tailfix/matcher"
-	"github.com/tailfix/tailfix/remedies"
+	"golang.org/x/sys/unix"
 )
 
 type pipeCmd struct{}
 
+// interruptGrace is how long the pipe keeps reading after Ctrl-C: the
+// server got the same signal and is printing its last lines.
+const interruptGrace = 3 * time.Second
+
 // Run copies stdin to stdout byte for byte and prints each new finding on
-// stderr as its event ends; a summary follows at end of input.
+// stderr as soon as its event ends; a summary follows at the end of input.
+// On Ctrl-C it keeps passing bytes through until the input ends, for a
+// moment, or until a second Ctrl-C, then prints the summary.
 func (pipeCmd) Run(e *env) error {
 	m, err := e.load()
 	if err != nil {
 		return err
 	}
-	hints := e.printer(e.stderr)
-	corr := matcher.NewCorrelator()
-	eng := m.NewEngine("-", func(o matcher.Occurrence) {
-		if f, isNew := corr.Add(o); isNew {
-			hints.Finding(f) // a failing stderr must not stop the pass-through
+	s := newSession(e, m)
+	in := s.open("-", allCores())
+
+	var mu sync.Mutex // in.live between the reader and an early stop
+	stopped := false
+	done := make(chan error, 1)
+	go func() { done <- copyAndMatch(e, in, &mu, &stopped) }()
+
+	sigs, stop := interrupts()
+	defer stop()
+	var readErr error
+	var grace <-chan time.Time
+wait:
+	for {
+		select {
+		case readErr = <-done:
+			break wait
+		case <-sigs:
+			if grace != nil {
+				break wait // a second Ctrl-C: stop now
+			}
+			e.log.Debug().Msg("interrupted; passing the input through until it ends")
+			grace = time.After(interruptGrace)
+		case <-grace:
+			break wait
 		}
-	})
-	buf := make([]byte, 256<<10)
+	}
+	mu.Lock()
+	stopped = true // the reader may still be blocked in Read; it writes nothing more
+	mu.Unlock()
+	findings, err := s.finish([]string{"stdin"})
+	if readErr != nil {
+		return readErr
+	}
+	if err != nil {
+		return err
+	}
+	return e.verdict(findings)
+}
+
+// copyAndMatch passes stdin through to stdout and to the matcher until the
+// input ends or the pipe is stopped.
+func copyAndMatch(e *env, in *input, mu *sync.Mutex, stopped *bool) error {
+	growPipe(e.stdin)
+	growPipe(e.stdout)
+	buf := make([]byte, 1<<20)
 	out := e.stdout
+	var read int64
 	for {
 		n, rerr := e.stdin.Read(buf)
+		read += int64(n)
 		if n > 0 {
 			if out != nil {
 				if _, werr := out.Write(buf[:n]); werr != nil {
@@ -39,24 +87,33 @@ func (pipeCmd) Run(e *env) error {
 					out = nil // the reader went away; keep diagnosing
 				}
 			}
-			eng.Write(buf[:n])
+			mu.Lock()
+			if *stopped {
+				mu.Unlock()
+				return nil
+			}
+			in.live.Write(buf[:n])
+			mu.Unlock()
 		}
 		if rerr == io.EOF {
-			break
+			return nil
 		}
 		if rerr != nil {
-			eng.Flush()
-			return fmt.Errorf("read stdin after line %d: %w", eng.Lines(), rerr)
+			return fmt.Errorf("read stdin after %d bytes: %w", read, rerr)
 		}
 	}
-	eng.Flush()
-	findings := corr.Findings()
-	if len(findings) > 0 {
-		fmt.Fprintln(e.stderr)
-		sum := remedies.Summary{Sources: []string{"stdin"}, Lines: eng.Lines()}
-		if err := hints.Brief(findings, sum); err != nil {
-			return err
-		}
+}
+
+// growPipe asks for a 1 MiB buffer on a pipe, so that a fast producer is
+// read in large blocks rather than 64 KiB ones. Anything else is left as
+// it is.
+func growPipe(v any) {
+	f, ok := v.(*os.File)
+	if !ok {
+		return
 	}
-	return e.verdict(findings)
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		return
+	}
+	unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, 1<<20) // best effort: the limit may be lower
 }
