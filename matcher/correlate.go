@@ -131,9 +131,9 @@ func before(a, b *Finding) int {
 // link names each symptom's cause: the earliest complete cause at error
 // level or above before it in the same input; else, since a child's
 // traceback can reach the log just after its parent's reaction to it, the
-// first such cause after it in the same input; else the earliest one in
-// another input (the other side of a prefill/decode pair); else a
-// traceback cut before its exception in the same input.
+// first such cause after it in the same input; else a traceback cut before
+// its exception in the same input; else the earliest cause in another input
+// (the other side of a prefill/decode pair).
 func (c *Correlator) link(sorted []*Finding) {
 	isCause := func(f *Finding) bool {
 		return f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError
@@ -176,21 +176,20 @@ func (c *Correlator) link(sorted []*Finding) {
 				after = f
 			}
 		}
-		switch {
-		case s.SymptomOf != "":
-		case after != nil:
+		if s.SymptomOf == "" && after != nil {
 			s.SymptomOf = after.ID
-		case other != nil:
-			s.SymptomOf = other.ID
-		default:
-			// Only a traceback cut before its exception is left to
-			// point at.
+		}
+		if s.SymptomOf == "" {
+			// A traceback cut before its exception in the same input.
 			for _, f := range sorted {
 				if f.Partial && f.src == s.src {
 					s.SymptomOf = f.ID
 					break
 				}
 			}
+		}
+		if s.SymptomOf == "" && other != nil {
+			s.SymptomOf = other.ID
 		}
 	}
 }

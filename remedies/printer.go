@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"strings"
 
@@ -45,6 +46,9 @@ type Options struct {
 	Color bool
 	// Width is the column to wrap text at; 0 means 100.
 	Width int
+	// Sources labels each finding of the text format with its input, in a
+	// colour of its own, for live modes that read several files.
+	Sources bool
 }
 
 // Summary describes what a report covered.
@@ -185,6 +189,9 @@ const indent = "   "
 //	        + after
 func (p *Printer) text(w io.Writer, f *matcher.Finding) {
 	st := &p.st
+	if p.opt.Sources {
+		fmt.Fprintf(w, "%s ", p.source(f.Source))
+	}
 	fmt.Fprintf(w, "%s %s\n", p.badge(f.Severity), st.title.Render(f.Title))
 
 	meta := []string{st.id.Render(f.ID)}
@@ -224,6 +231,13 @@ func (p *Printer) text(w io.Writer, f *matcher.Finding) {
 	}
 
 	p.remedy(w, f)
+}
+
+// source renders an input's name in the colour that input always gets.
+func (p *Printer) source(name string) string {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return p.st.sources[h.Sum32()%uint32(len(p.st.sources))].Render("[" + name + "]")
 }
 
 // siteText is "file:line (function)".
@@ -470,6 +484,9 @@ func (p *Printer) Brief(findings []*matcher.Finding, sum Summary) error {
 		if p.opt.Format == Markdown {
 			fmt.Fprintf(bw, "- **%s** %s: `%s`\n", strings.ToUpper(f.Severity.String()), f.Title, line)
 			continue
+		}
+		if p.opt.Sources {
+			fmt.Fprintf(bw, "%s ", p.source(f.Source))
 		}
 		fmt.Fprintf(bw, "%s %s  %s\n", p.badge(f.Severity), f.Title, p.st.meta.Render(line))
 	}

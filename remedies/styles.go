@@ -19,6 +19,7 @@ type styles struct {
 	removed, added, kept      lipgloss.Style // flag diff
 	minus, plus               lipgloss.Style
 	summary, ok               lipgloss.Style
+	sources                   []lipgloss.Style // one per input, by name
 }
 
 // newStyles builds the styles for one writer. With color false every style
@@ -51,5 +52,13 @@ func newStyles(w io.Writer, color bool) styles {
 		plus:    r.NewStyle().Foreground(lipgloss.Color("78")),
 		summary: r.NewStyle().Bold(true),
 		ok:      r.NewStyle().Foreground(lipgloss.Color("78")).Bold(true),
+		sources: []lipgloss.Style{
+			r.NewStyle().Foreground(lipgloss.Color("81")).Bold(true),
+			r.NewStyle().Foreground(lipgloss.Color("213")).Bold(true),
+			r.NewStyle().Foreground(lipgloss.Color("221")).Bold(true),
+			r.NewStyle().Foreground(lipgloss.Color("120")).Bold(true),
+			r.NewStyle().Foreground(lipgloss.Color("209")).Bold(true),
+			r.NewStyle().Foreground(lipgloss.Color("147")).Bold(true),
+		},
 	}
 }

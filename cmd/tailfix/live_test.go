@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,5 +102,129 @@ func TestPipeStopsOnInterrupt(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "1 finding in stdin") {
 		t.Errorf("no summary after Ctrl-C:\n%s", stderr.String())
+	}
+}
+
+// run passes the child's output through, hints, and exits with its status.
+func TestRunKeepsTheChildsStatus(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	tests := []struct {
+		name   string
+		script string
+		code   int
+	}{
+		{"success", "printf 'hello\\n'", 0},
+		{"failure", "printf 'hello\\n'; exit 3", 3},
+		{"killed by a signal", "printf 'hello\\n'; kill -TERM $$", 128 + int(syscall.SIGTERM)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr syncBuffer
+			code := run([]string{"run", "--", "sh", "-c", tt.script}, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+			if code != tt.code {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, tt.code, stderr.String())
+			}
+			if stdout.String() != "hello\n" {
+				t.Errorf("stdout %q", stdout.String())
+			}
+		})
+	}
+	var stderr syncBuffer
+	if code := run([]string{"run", "--", "no-such-command-here"}, strings.NewReader(""), io.Discard, &stderr, func(string) string { return "" }); code != 127 {
+		t.Errorf("a missing command: exit status %d, want 127", code)
+	}
+	if !strings.Contains(stderr.String(), `cannot run "no-such-command-here"`) {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// run hints at the child's errors as they come, passes its stderr through,
+// and forwards Ctrl-C to it.
+func TestRunHintsAndForwardsSignals(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	log := strings.ReplaceAll(dyingServer, "\n", "\\n")
+	script := "trap 'printf \"stopping\\n\" >&2; exit 42' INT; printf '" + log + "' >&2; while :; do sleep 0.05; done"
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"run", "--", "sh", "-c", script}, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	}()
+	waitFor(t, "the hint", func() bool { return strings.Contains(stderr.String(), "torch/cuda-oom") })
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	select {
+	case c := <-code:
+		if c != 42 {
+			t.Errorf("exit status %d, want the child's 42", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the child did not get Ctrl-C")
+	}
+	got := stderr.String()
+	if !strings.Contains(got, dyingServer) || !strings.Contains(got, "stopping\n") {
+		t.Errorf("the child's stderr was not passed through:\n%s", got)
+	}
+	if !strings.Contains(got, "1 finding in stdout, stderr") {
+		t.Errorf("no summary:\n%s", got)
+	}
+}
+
+// follow hints at each file's errors as they are written, labelled with
+// the file, follows files that match later, warns about a file it cannot
+// read and keeps the others, and on Ctrl-C stops with the summary and
+// nothing left running.
+func TestFollowFilesUntilInterrupted(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := t.TempDir()
+	a := filepath.Join(dir, "prefill.log")
+	if err := os.WriteFile(a, []byte("RuntimeError: CUDA error: out of memory\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A path that cannot be read, even by root: a symlink to itself.
+	bad := filepath.Join(dir, "bad.log")
+	if err := os.Symlink(bad, bad); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"follow", "--color", "never", "--poll", "20ms", a, bad, filepath.Join(dir, "decode-*.log")},
+			strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	}()
+	waitFor(t, "the warning", func() bool { return strings.Contains(stderr.String(), "bad.log: stat ") })
+	time.Sleep(100 * time.Millisecond)
+	appendTo(t, a, dyingServer)
+	waitFor(t, "the hint for prefill.log", func() bool { return strings.Contains(stderr.String(), "["+a+"]  ERROR  GPU ran out of memory") })
+	appendTo(t, filepath.Join(dir, "decode-0.log"), "[2026-11-29 10:15:02] Received sigquit from a child process. It usually means the child failed.\n")
+	waitFor(t, "the hint for decode-0.log", func() bool { return strings.Contains(stderr.String(), "decode-0.log]  ERROR  A child process failed") })
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	select {
+	case c := <-code:
+		if c != exitFound {
+			t.Errorf("exit status %d, want %d", c, exitFound)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("follow did not stop on Ctrl-C")
+	}
+	got := stderr.String()
+	if strings.Contains(got, "CUDA error: out of memory") {
+		t.Errorf("follow read what was there before it started:\n%s", got)
+	}
+	if !strings.Contains(got, "2 findings in "+a+", "+filepath.Join(dir, "decode-0.log")) {
+		t.Errorf("no summary:\n%s", got)
+	}
+	if stdout.String() != "" {
+		t.Errorf("follow wrote to stdout: %q", stdout.String())
+	}
+}
+
+func appendTo(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
 	}
 }

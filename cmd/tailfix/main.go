@@ -57,6 +57,8 @@ type cli struct {
 
 	Pipe    pipeCmd     `cmd:"" default:"1" help:"Read a log on stdin, pass it to stdout unchanged, and print hints on stderr as problems appear."`
 	Scan    scanCmd     `cmd:"" help:"Report what went wrong in saved logs, root cause first."`
+	Follow  followCmd   `cmd:"" help:"Follow live log files through rotation and truncation, and hint as problems appear."`
+	RunCmd  runCmd      `cmd:"" name:"run" help:"Run a command (the server), pass its output through unchanged, hint as problems appear, and exit with its status."`
 	Explain explainCmd  `cmd:"" help:"Show what tailfix knows about an error: a pattern id, or text from a log."`
 	PatCmd  patternsCmd `cmd:"" name:"patterns" help:"Inspect and test pattern packs."`
 	Measure measureCmd  `cmd:"" help:"Measure tailfix on a corpus of logs with known diagnoses: top-1, any-hit and false alarms."`
@@ -135,6 +137,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return exitFound
 	case errors.Is(err, syscall.EPIPE):
 		return exitOK // the reader went away: not an error
+	case errors.As(err, new(exitStatus)):
+		var st exitStatus
+		errors.As(err, &st)
+		return int(st) // run: the child's status
 	case errors.As(err, new(silentError)):
 		return exitUsageErr
 	}
@@ -214,7 +220,13 @@ func (e *env) load() (*matcher.Matcher, error) {
 }
 
 func (e *env) printer(w io.Writer) *remedies.Printer {
-	return remedies.NewPrinter(w, remedies.Options{Format: e.format, Color: e.color, Width: e.width})
+	return e.printerWith(w, false)
+}
+
+// printerWith is printer, labelling each finding with its input when
+// sources is true.
+func (e *env) printerWith(w io.Writer, sources bool) *remedies.Printer {
+	return remedies.NewPrinter(w, remedies.Options{Format: e.format, Color: e.color, Width: e.width, Sources: sources})
 }
 
 // verdict is errFound when a finding is at or above --fail-on.

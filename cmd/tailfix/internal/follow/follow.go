@@ -1,0 +1,452 @@
+package follow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Follow follows the files named by patterns until ctx is done, and hands
+// what they receive to out, from one goroutine. A pattern is a file path
+// (which need not exist yet), a glob, or a directory (its files). Files that
+// match later are followed from their beginning.
+//
+// It keeps reading through rotation: a file renamed away or deleted is
+// drained while it still receives data; a truncated file is read again from
+// its start, and what was written just before a copytruncate rotation is
+// read from the copy. File events come from inotify; every file is also
+// checked each Poll interval, and when file events are not available (the
+// system's inotify watches ran out) polling is all there is, with a
+// warning. Follow returns nil when ctx is done, or an error for a pattern
+// that is not valid.
+func Follow(ctx context.Context, patterns []string, opts Options, out func(Chunk)) error {
+	if opts.Poll <= 0 {
+		opts.Poll = 250 * time.Millisecond
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string, error) {}
+	}
+	for _, p := range patterns {
+		if _, err := filepath.Match(p, ""); err != nil {
+			return fmt.Errorf("pattern %q: %w", p, err)
+		}
+	}
+	f := &follower{opts: opts, out: out, patterns: patterns, files: map[string]*file{},
+		buf: make([]byte, 256<<10), dirs: map[string]bool{}}
+	defer f.close()
+	if !opts.Polling {
+		w, err := newWatcher()
+		if err != nil {
+			f.fallBack("", err)
+		} else {
+			f.w = w
+		}
+	}
+	f.match(true)
+	f.checkAll()
+
+	tick := time.NewTicker(opts.Poll)
+	defer tick.Stop()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if f.w != nil {
+		events, errs = f.w.Events, f.w.Errors
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			f.event(ev)
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			// An overflowed event queue loses events: check everything.
+			f.opts.Warn("", fmt.Errorf("file events: %w", err))
+			f.checkAll()
+		case <-tick.C:
+			f.match(false)
+			f.checkAll()
+		}
+		if f.w == nil && events != nil {
+			events, errs = nil, nil // fell back to polling
+		}
+	}
+}
+
+// newWatcher makes the inotify watcher; tests replace it to see how
+// Follow copes when file events are not available.
+var newWatcher = fsnotify.NewWatcher
+
+type follower struct {
+	opts     Options
+	out      func(Chunk)
+	patterns []string
+	files    map[string]*file
+	order    []string // paths in the order they were found
+	w        *fsnotify.Watcher
+	dirs     map[string]bool // directories watched
+	buf      []byte
+}
+
+// file is one followed path and what is open of it.
+type file struct {
+	path  string
+	cur   *open   // the file now at path, or nil
+	old   []*open // files rotated away, drained while they still grow
+	brk   bool    // the next data does not continue the previous
+	warns string  // the last warning, so that each is said once
+}
+
+// open is one opened file: an inode and how far it has been read.
+type open struct {
+	f    *os.File
+	id   fileID
+	off  int64
+	tail []byte    // the last bytes read before off
+	last time.Time // when it last gave data, for draining
+}
+
+type fileID struct{ dev, ino uint64 }
+
+// tailKeep is how many bytes before the offset are kept to notice a
+// truncation the file has already grown back past.
+const tailKeep = 64
+
+// drainIdle is how long a file rotated away is still read after its last
+// data, once the new file has data of its own.
+const drainIdle = 5 * time.Second
+
+func (f *follower) close() {
+	if f.w != nil {
+		f.w.Close()
+	}
+	for _, fl := range f.files {
+		if fl.cur != nil {
+			fl.cur.f.Close()
+		}
+		for _, o := range fl.old {
+			o.f.Close()
+		}
+	}
+}
+
+// fallBack turns file events off and says so.
+func (f *follower) fallBack(path string, err error) {
+	if f.w != nil {
+		f.w.Close()
+		f.w = nil
+	}
+	f.opts.Polling = true
+	f.opts.Warn(path, fmt.Errorf("file events are not available (%w); polling every %v instead", err, f.opts.Poll))
+}
+
+// watch adds a directory to the watcher.
+func (f *follower) watch(dir string) {
+	if f.w == nil || f.dirs[dir] {
+		return
+	}
+	if err := f.w.Add(dir); err != nil {
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+			f.fallBack(dir, err)
+			return
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			f.opts.Warn(dir, fmt.Errorf("watch: %w", err))
+		}
+		return // checked by polling until it exists
+	}
+	f.dirs[dir] = true
+}
+
+// match finds the files the patterns name now. Files found at the start
+// are read from their end unless FromStart; files found later from their
+// beginning.
+func (f *follower) match(start bool) {
+	for _, p := range f.patterns {
+		var paths []string
+		switch st, err := os.Stat(p); {
+		case err == nil && st.IsDir():
+			f.watch(p)
+			entries, _ := os.ReadDir(p)
+			for _, e := range entries {
+				if e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0 {
+					paths = append(paths, filepath.Join(p, e.Name()))
+				}
+			}
+		case hasMeta(p):
+			f.watch(filepath.Dir(p))
+			paths, _ = filepath.Glob(p)
+		default:
+			f.watch(filepath.Dir(p))
+			paths = []string{p}
+		}
+		sort.Strings(paths)
+		for _, path := range paths {
+			if _, ok := f.files[path]; ok {
+				continue
+			}
+			fl := &file{path: path}
+			f.files[path] = fl
+			f.order = append(f.order, path)
+			if start && !f.opts.FromStart {
+				f.openAtEnd(fl)
+			}
+		}
+	}
+}
+
+func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
+
+// matches reports whether a path newly seen in a directory is one the
+// patterns name.
+func (f *follower) matches(path string) bool {
+	for _, p := range f.patterns {
+		if p == path || filepath.Dir(path) == filepath.Clean(p) {
+			return true
+		}
+		if ok, _ := filepath.Match(p, path); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *follower) event(ev fsnotify.Event) {
+	if fl, ok := f.files[ev.Name]; ok {
+		f.check(fl)
+		return
+	}
+	if ev.Has(fsnotify.Create) && f.matches(ev.Name) {
+		f.match(false)
+		if fl, ok := f.files[ev.Name]; ok {
+			f.check(fl)
+		}
+	}
+}
+
+func (f *follower) checkAll() {
+	for _, path := range f.order {
+		f.check(f.files[path])
+	}
+}
+
+// openAtEnd opens a file found at the start, to read only what comes.
+func (f *follower) openAtEnd(fl *file) {
+	o, err := openFile(fl.path)
+	if err != nil {
+		return // check will say why
+	}
+	if st, err := o.f.Stat(); err == nil {
+		o.off = st.Size()
+		o.tail = readTail(o.f, o.off, nil)
+	}
+	fl.cur = o
+}
+
+// check brings one followed path up to date: it drains files rotated away,
+// notices a rotation, deletion or truncation, and reads what is new.
+func (f *follower) check(fl *file) {
+	f.drainOld(fl)
+	st, err := os.Stat(fl.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if fl.cur != nil {
+			// Deleted or renamed away: keep reading what is open.
+			f.read(fl, fl.cur)
+			fl.old = append(fl.old, fl.cur)
+			fl.cur = nil
+		}
+		return
+	case err != nil:
+		f.warn(fl, err)
+		return
+	case !st.Mode().IsRegular():
+		f.warn(fl, errors.New("not a regular file"))
+		return
+	}
+	if fl.cur != nil && fl.cur.id != idOf(st) {
+		// A new file at the path: finish the old one first.
+		f.read(fl, fl.cur)
+		fl.old = append(fl.old, fl.cur)
+		fl.cur = nil
+	}
+	if fl.cur == nil {
+		o, err := openFile(fl.path)
+		if err != nil {
+			f.warn(fl, err)
+			return
+		}
+		fl.cur, fl.brk = o, true
+	}
+	fl.warns = ""
+	o := fl.cur
+	if truncated(o, st.Size()) {
+		f.recoverCopy(fl, o)
+		o.off, o.tail, fl.brk = 0, o.tail[:0], true
+	}
+	f.read(fl, o)
+}
+
+// truncated reports whether a file was cut since it was last read: it is
+// shorter than what was read, or the bytes before the offset changed
+// because it was cut and has grown back since.
+func truncated(o *open, size int64) bool {
+	if size < o.off {
+		return true
+	}
+	if len(o.tail) == 0 {
+		return false
+	}
+	var b [tailKeep]byte
+	n, _ := o.f.ReadAt(b[:len(o.tail)], o.off-int64(len(o.tail)))
+	return !bytes.Equal(b[:n], o.tail)
+}
+
+// recoverCopy reads what was written to a file after it was last read and
+// before it was truncated, from the copy a copytruncate rotation made next
+// to it: a recent file in the same directory whose bytes at the offset
+// match.
+func (f *follower) recoverCopy(fl *file, o *open) {
+	if o.off == 0 || len(o.tail) == 0 {
+		return
+	}
+	dir := filepath.Dir(fl.path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if p == fl.path || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || info.Size() < o.off || time.Since(info.ModTime()) > time.Minute {
+			continue
+		}
+		c, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		var b [tailKeep]byte
+		n, _ := c.ReadAt(b[:len(o.tail)], o.off-int64(len(o.tail)))
+		if bytes.Equal(b[:n], o.tail) {
+			cp := &open{f: c, off: o.off}
+			f.read(fl, cp) // continues the bytes before: no break
+			c.Close()
+			return
+		}
+		c.Close()
+	}
+}
+
+// drainOld reads files rotated away, and closes each once it has been
+// quiet for drainIdle and the file at the path has data of its own, or
+// quiet for long.
+func (f *follower) drainOld(fl *file) {
+	kept := fl.old[:0]
+	for _, o := range fl.old {
+		if f.read(fl, o) > 0 {
+			fl.brk = true // the next data of the new file does not continue this
+		}
+		quiet := time.Since(o.last)
+		if quiet > drainIdle && fl.cur != nil && fl.cur.off > 0 || quiet > 6*drainIdle {
+			o.f.Close()
+			continue
+		}
+		kept = append(kept, o)
+	}
+	fl.old = kept
+}
+
+// read hands out what o holds past its offset and returns how much.
+func (f *follower) read(fl *file, o *open) int64 {
+	var total int64
+	for {
+		n, err := o.f.ReadAt(f.buf, o.off)
+		if n > 0 {
+			o.off += int64(n)
+			o.last = time.Now()
+			total += int64(n)
+			o.tail = keepTail(o.tail, f.buf[:n])
+			f.out(Chunk{Path: fl.path, Data: f.buf[:n], Break: fl.brk})
+			fl.brk = false
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				f.warn(fl, err)
+			}
+			return total
+		}
+	}
+}
+
+// keepTail keeps the last tailKeep bytes of what was read.
+func keepTail(tail, data []byte) []byte {
+	if len(data) >= tailKeep {
+		return append(tail[:0], data[len(data)-tailKeep:]...)
+	}
+	tail = append(tail, data...)
+	if len(tail) > tailKeep {
+		tail = append(tail[:0], tail[len(tail)-tailKeep:]...)
+	}
+	return tail
+}
+
+// readTail reads the bytes before off, for a file opened at its end.
+func readTail(f *os.File, off int64, tail []byte) []byte {
+	n := min(off, tailKeep)
+	tail = append(tail[:0], make([]byte, n)...)
+	m, _ := f.ReadAt(tail, off-n)
+	return tail[:m]
+}
+
+func openFile(path string) (*open, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return &open{f: fh, id: idOf(st), last: time.Now()}, nil
+}
+
+func idOf(st fs.FileInfo) fileID {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return fileID{dev: uint64(s.Dev), ino: s.Ino}
+	}
+	return fileID{}
+}
+
+// warn says a problem once, until it changes or goes away.
+func (f *follower) warn(fl *file, err error) {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = fmt.Errorf("%s: %w", pe.Op, pe.Err) // the path is said with it
+	}
+	if msg := err.Error(); msg != fl.warns {
+		fl.warns = msg
+		f.opts.Warn(fl.path, err)
+	}
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+type runCmd struct {
+	Command []string `arg:"" passthrough:"" name:"COMMAND" help:"The command to run and its arguments, after --."`
+}
+
+// childDrain is how long the child's output is still read after it exits:
+// its own children may hold the pipes open.
+const childDrain = 2 * time.Second
+
+// exitStatus carries the child's exit status out of run.
+type exitStatus int
+
+func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// Run starts the command with its output passed through unchanged, hints
+// as problems appear, forwards SIGINT, SIGTERM and SIGHUP to it, and exits
+// with its status (128+signal when a signal ended it).
+func (c *runCmd) Run(e *env) error {
+	args := c.Command
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return errors.New("run: no command given (tailfix run -- COMMAND [ARG...])")
+	}
+	m, err := e.load()
+	if err != nil {
+		return err
+	}
+	stderr := &lockedWriter{w: e.stderr}
+	e.stderr = stderr
+	s := newSession(e, m)
+
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, outW, errW
+	// Its own process group, so that a terminal's Ctrl-C reaches tailfix
+	// alone and is forwarded once; and it goes down if tailfix is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		errR.Close()
+		outW.Close()
+		errW.Close()
+		fmt.Fprintf(e.stderr, "tailfix: error: cannot run %q: %v\n", args[0], unwrapPath(err))
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return exitStatus(127) // as a shell does
+		}
+		return exitStatus(126)
+	}
+	outW.Close()
+	errW.Close()
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	var copiers sync.WaitGroup
+	for _, p := range []struct {
+		name string
+		r    *os.File
+		w    io.Writer
+	}{{"stdout", outR, e.stdout}, {"stderr", errR, stderr}} {
+		in := s.open(p.name, allCores())
+		copiers.Add(1)
+		go func() {
+			defer copiers.Done()
+			passThrough(p.r, p.w, in)
+		}()
+	}
+
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	var werr error
+wait:
+	for {
+		select {
+		case sig := <-sigs:
+			e.log.Debug().Str("signal", sig.String()).Msg("forwarding to the command")
+			syscall.Kill(-cmd.Process.Pid, sig.(syscall.Signal))
+		case werr = <-waited:
+			break wait
+		}
+	}
+	drained := make(chan struct{})
+	go func() { copiers.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(childDrain):
+		// Something the command started still holds its output open.
+		outR.Close()
+		errR.Close()
+		<-drained
+	}
+	outR.Close()
+	errR.Close()
+	if _, err := s.finish([]string{"stdout", "stderr"}); err != nil {
+		return err
+	}
+	return childStatus(cmd, werr)
+}
+
+// passThrough copies one of the child's streams to ours and to its input
+// until the stream ends.
+func passThrough(r io.Reader, w io.Writer, in *input) {
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			w.Write(buf[:n]) // a closed terminal must not stop the child
+			in.live.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// childStatus turns how the child ended into tailfix's exit status.
+func childStatus(cmd *exec.Cmd, werr error) error {
+	st := cmd.ProcessState
+	if st == nil {
+		return werr
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return exitStatus(128 + int(ws.Signal()))
+	}
+	if code := st.ExitCode(); code != 0 {
+		return exitStatus(code)
+	}
+	return nil
+}
+
+// lockedWriter serializes writes from the child's stderr and from hints.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
