@@ -190,7 +190,9 @@ func TestFollowFilesUntilInterrupted(t *testing.T) {
 		code <- run([]string{"follow", "--color", "never", "--poll", "20ms", a, bad, filepath.Join(dir, "decode-*.log")},
 			strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
 	}()
-	waitFor(t, "the warning", func() bool { return strings.Contains(stderr.String(), "bad.log: stat: too many levels of symbolic links; following the others") })
+	waitFor(t, "the warning", func() bool {
+		return strings.Contains(stderr.String(), "bad.log: stat: too many levels of symbolic links; following the others")
+	})
 	time.Sleep(100 * time.Millisecond)
 	appendTo(t, a, dyingServer)
 	waitFor(t, "the hint for prefill.log", func() bool { return strings.Contains(stderr.String(), "["+a+"]  ERROR  GPU ran out of memory") })

@@ -91,9 +91,13 @@ func Follow(ctx context.Context, patterns []string, opts Options, out func(Chunk
 	}
 }
 
-// newWatcher makes the inotify watcher; tests replace it to see how
-// Follow copes when file events are not available.
-var newWatcher = fsnotify.NewWatcher
+// newWatcher makes the inotify watcher and addWatch adds a directory to
+// it; tests replace them to see how Follow copes when the system's inotify
+// instances or watches have run out.
+var (
+	newWatcher = fsnotify.NewWatcher
+	addWatch   = (*fsnotify.Watcher).Add
+)
 
 type follower struct {
 	opts     Options
@@ -163,7 +167,7 @@ func (f *follower) watch(dir string) {
 	if f.w == nil || f.dirs[dir] {
 		return
 	}
-	if err := f.w.Add(dir); err != nil {
+	if err := addWatch(f.w, dir); err != nil {
 		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
 			f.fallBack(dir, err)
 			return
