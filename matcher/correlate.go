@@ -128,12 +128,13 @@ func before(a, b *Finding) int {
 	return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.Line, b.Line))
 }
 
-// link names each symptom's cause: the earliest complete cause at error
-// level or above before it in the same input; else, since a child's
-// traceback can reach the log just after its parent's reaction to it, the
-// first such cause after it in the same input; else a traceback cut before
-// its exception in the same input; else the earliest cause in another input
-// (the other side of a prefill/decode pair).
+// link names each symptom's cause, the first found of: the earliest
+// complete cause at error level or above before it in the same input; the
+// earliest in another input (the other side of a prefill/decode pair) that
+// its timestamps put before it; since a child's traceback can reach the log
+// just after its parent's reaction to it, the first cause after it in the
+// same input; a traceback cut before its exception in the same input; any
+// cause in another input.
 func (c *Correlator) link(sorted []*Finding) {
 	isCause := func(f *Finding) bool {
 		return f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError
@@ -158,38 +159,31 @@ func (c *Correlator) link(sorted []*Finding) {
 			continue
 		}
 		s.SymptomOf = ""
-		var after, other *Finding
+		// The best cause found so far, by rank: lower is better.
+		best, bestRank := (*Finding)(nil), 99
+		consider := func(f *Finding, rank int) {
+			if rank < bestRank {
+				best, bestRank = f, rank
+			}
+		}
 		for _, f := range sorted {
-			if !isCause(f) {
-				continue
-			}
 			switch {
-			case f.src != s.src:
-				if other == nil {
-					other = f
-				}
-			case f.Line < s.Line:
-				if s.SymptomOf == "" {
-					s.SymptomOf = f.ID
-				}
-			case after == nil:
-				after = f
+			case f == s:
+			case f.Partial && f.src == s.src && f.Severity >= patterns.SeverityError:
+				consider(f, 3) // a traceback cut before its exception
+			case !isCause(f):
+			case f.src == s.src && f.Line < s.Line:
+				consider(f, 0) // the earliest cause before it
+			case f.src != s.src && f.FirstSeen != "" && s.FirstSeen != "" && f.FirstSeen <= s.FirstSeen:
+				consider(f, 1) // the other side of a pair, earlier by the clock
+			case f.src == s.src:
+				consider(f, 2) // printed just after its reaction
+			default:
+				consider(f, 4)
 			}
 		}
-		if s.SymptomOf == "" && after != nil {
-			s.SymptomOf = after.ID
-		}
-		if s.SymptomOf == "" {
-			// A traceback cut before its exception in the same input.
-			for _, f := range sorted {
-				if f.Partial && f.src == s.src {
-					s.SymptomOf = f.ID
-					break
-				}
-			}
-		}
-		if s.SymptomOf == "" && other != nil {
-			s.SymptomOf = other.ID
+		if best != nil {
+			s.SymptomOf = best.ID
 		}
 	}
 }

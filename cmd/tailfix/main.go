@@ -85,10 +85,12 @@ type exitCode int
 const description = `tailfix reads sglang server logs and says what went wrong and exactly what to change.
 
   python -m sglang.launch_server … 2>&1 | tailfix     hints while the server runs
+  tailfix run -- python -m sglang.launch_server …    the same, keeping the server's exit status
+  tailfix follow '/var/log/sglang/*.log'             hints from running servers' log files
   tailfix scan server.log                            post-mortem report, root cause first
   tailfix explain sglang/pd-minimax-sparse-pp        what tailfix knows about an error
 
-Exit status: 0 when nothing at or above --fail-on was found, 1 when something was, 2 on usage or I/O errors.`
+Exit status: 0 when nothing at or above --fail-on was found, 1 when something was, 2 on usage or I/O errors; run exits with the command's status.`
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	var c cli
