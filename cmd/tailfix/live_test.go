@@ -230,3 +230,21 @@ func appendTo(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// Awkward bytes pass through the pipe exactly: a line longer than what is
+// matched, NUL, invalid UTF-8, CRLF, escapes, no final newline.
+func TestPipeIsByteExact(t *testing.T) {
+	in := "start\nRuntimeError: CUDA error: out of memory " + strings.Repeat("x", 3<<20) +
+		"\n\x00\xff\xfe\r\n\x1b[31mred\x1b[0m\rbar 100%\nlast line without newline"
+	var stdout, stderr syncBuffer
+	code := run(nil, strings.NewReader(in), &stdout, &stderr, func(string) string { return "" })
+	if code != exitFound {
+		t.Errorf("exit status %d, want %d", code, exitFound)
+	}
+	if stdout.String() != in {
+		t.Errorf("stdout differs from stdin (%d bytes, want %d)", len(stdout.String()), len(in))
+	}
+	if !strings.Contains(stderr.String(), "torch/cuda-oom · line 2") {
+		t.Errorf("the error on the long line was not found:\n%s", stderr.String())
+	}
+}
