@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/coregx/ahocorasick"
 
@@ -91,8 +93,23 @@ var bareExcRE = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z0-9_]*(
 // pattern is a record compiled for confirmation.
 type pattern struct {
 	rec *patterns.Record
-	lit []byte         // Match.Message, or nil
-	re  *regexp.Regexp // Match.Regex, or nil
+	lit []byte // Match.Message, or nil
+	// re is Match.Regex, compiled when first needed: the generated pack has
+	// thousands, and most are never proposed.
+	re   *regexp.Regexp
+	once sync.Once
+	gen  bool // generated from sglang's source, not written by hand
+}
+
+// regexp returns the pattern's compiled regex. A generated regex that does
+// not compile (the pack's tests would say so) matches nothing.
+func (p *pattern) regexp() *regexp.Regexp {
+	p.once.Do(func() {
+		if p.re == nil {
+			p.re, _ = regexp.Compile(p.rec.Match.Regex)
+		}
+	})
+	return p.re
 }
 
 // confirm reports whether the pattern matches a normalized message.
@@ -100,20 +117,25 @@ func (p *pattern) confirm(msg []byte) bool {
 	if p.lit != nil {
 		return bytes.Contains(msg, p.lit)
 	}
-	return p.re.Match(msg)
+	re := p.regexp()
+	return re != nil && re.Match(msg)
 }
 
 // captures returns the named groups of the pattern's regex in msg.
 func (p *pattern) captures(msg []byte) map[string]string {
-	if p.re == nil || p.re.NumSubexp() == 0 {
+	if p.lit != nil {
 		return nil
 	}
-	sub := p.re.FindSubmatch(msg)
+	re := p.regexp()
+	if re == nil || re.NumSubexp() == 0 {
+		return nil
+	}
+	sub := re.FindSubmatch(msg)
 	if sub == nil {
 		return nil
 	}
 	var caps map[string]string
-	for i, name := range p.re.SubexpNames() {
+	for i, name := range re.SubexpNames() {
 		if name != "" && sub[i] != nil {
 			if caps == nil {
 				caps = make(map[string]string)
@@ -133,62 +155,163 @@ type Matcher struct {
 	// owners maps a needle (automaton pattern id) to the patterns it
 	// proposes, or to a marker (negative).
 	owners [][]int32
+	// raised indexes the generated records of messages sglang raises
+	// (raise and assert) by the first four bytes of their needles: they
+	// are looked for only in the exception lines of events no
+	// hand-written record explains, which are short and few, so a map
+	// lookup per byte there is cheap, and the thousands of needles cost
+	// no automaton.
+	raised map[uint32][]raisedNeedle
+}
+
+// raisedNeedle is one needle of a raised message's record.
+type raisedNeedle struct {
+	needle string
+	pat    int32
+}
+
+// gram is the index key of the four bytes at the start of b.
+func gram(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// genNeedle caps the needles of generated records: with thousands of
+// records, shorter needles keep the automaton small and quick to build,
+// and 16 bytes of a message's text still propose few lines.
+const genNeedle = 16
+
+// needleSet collects needles for one automaton.
+type needleSet struct {
+	index   map[string]int
+	needles [][]byte
+	owners  [][]int32
+}
+
+func (n *needleSet) add(needle string, limit int, owner int32) {
+	if len(needle) > limit {
+		needle = needle[:limit]
+	}
+	if n.index == nil {
+		n.index = map[string]int{}
+	}
+	i, ok := n.index[needle]
+	if !ok {
+		i = len(n.needles)
+		n.index[needle] = i
+		n.needles = append(n.needles, []byte(needle))
+		n.owners = append(n.owners, nil)
+	}
+	if !slices.Contains(n.owners[i], owner) {
+		n.owners[i] = append(n.owners[i], owner)
+	}
+}
+
+func (n *needleSet) build() (*ahocorasick.Automaton, error) {
+	if len(n.needles) == 0 {
+		return nil, nil
+	}
+	ac, err := ahocorasick.NewBuilder().AddPatterns(n.needles).Build()
+	if err != nil {
+		return nil, fmt.Errorf("build automaton: %w", err)
+	}
+	return ac, nil
 }
 
 // Compile builds the automaton for a pack: the needles of every record and
 // the structural markers go into one multi-pattern matcher; each record's
-// literal or regexp is kept to confirm the lines it proposes.
+// literal or regexp is kept to confirm the lines it proposes. Generated
+// records of raised messages get an automaton of their own, built when
+// first needed.
 func Compile(pack *patterns.Pack) (*Matcher, error) {
 	m := &Matcher{pack: pack, pats: make([]pattern, len(pack.Records))}
-	index := map[string]int{}
-	var needles [][]byte
-	add := func(needle string, owner int32) {
-		if len(needle) > maxNeedle {
-			needle = needle[:maxNeedle]
-		}
-		i, ok := index[needle]
-		if !ok {
-			i = len(needles)
-			index[needle] = i
-			needles = append(needles, []byte(needle))
-			m.owners = append(m.owners, nil)
-		}
-		for _, o := range m.owners[i] {
-			if o == owner {
-				return
-			}
-		}
-		m.owners[i] = append(m.owners[i], owner)
-	}
+	var main needleSet
 	for _, mk := range markers {
-		add(mk.text, int32(mk.kind))
+		main.add(mk.text, maxNeedle, int32(mk.kind))
 	}
 	for i, rec := range pack.Records {
 		p := &m.pats[i]
-		p.rec = rec
+		p.rec, p.gen = rec, rec.Gen != nil
 		if rec.Match.Message != "" {
 			p.lit = []byte(rec.Match.Message)
-		} else {
+		} else if !p.gen {
 			re, err := regexp.Compile(rec.Match.Regex)
 			if err != nil {
 				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
 			}
 			p.re = re
 		}
-		ns, err := rec.Needles()
-		if err != nil {
-			return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
+		if g := rec.Gen; g != nil && (g.Kind == "raise" || g.Kind == "assert") {
+			if m.raised == nil {
+				m.raised = map[uint32][]raisedNeedle{}
+			}
+			for _, n := range g.Needles {
+				if len(n) >= 4 {
+					k := gram([]byte(n))
+					m.raised[k] = append(m.raised[k], raisedNeedle{n, int32(i)})
+				}
+			}
+			continue
+		}
+		ns, limit := []string(nil), maxNeedle
+		if g := rec.Gen; g != nil {
+			ns, limit = g.Needles, genNeedle
+		} else {
+			var err error
+			if ns, err = rec.Needles(); err != nil {
+				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
+			}
 		}
 		for _, n := range ns {
-			add(n, int32(i))
+			main.add(n, limit, int32(i))
 		}
 	}
-	ac, err := ahocorasick.NewBuilder().AddPatterns(needles).Build()
+	ac, err := main.build()
 	if err != nil {
-		return nil, fmt.Errorf("build automaton: %w", err)
+		return nil, err
 	}
-	m.ac = ac
+	m.ac, m.owners = ac, main.owners
 	return m, nil
+}
+
+// raisedCandidates calls fn for each raised message's record one of whose
+// needles occurs in msg, once per record.
+func (m *Matcher) raisedCandidates(msg []byte, fn func(pat int32)) {
+	var seen []int32
+	for i := 0; i+4 <= len(msg); i++ {
+		for _, rn := range m.raised[gram(msg[i:])] {
+			if !bytes.HasPrefix(msg[i:], []byte(rn.needle)) || slices.Contains(seen, rn.pat) {
+				continue
+			}
+			seen = append(seen, rn.pat)
+			fn(rn.pat)
+		}
+	}
+}
+
+// raisedMatch returns the generated record of a message sglang raises that
+// matches an exception (class and message), or -1. When several do, the
+// longest message is the most specific.
+func (m *Matcher) raisedMatch(class, msg string) int32 {
+	b := []byte(msg)
+	best := int32(-1)
+	m.raisedCandidates(b, func(o int32) {
+		p := &m.pats[o]
+		if best >= 0 && len(p.rec.Match.Regex) <= len(m.pats[best].rec.Match.Regex) {
+			return
+		}
+		if c := p.rec.Match.Exception; c != "" && class != "" && !sameClass(c, class) {
+			return
+		}
+		if p.confirm(b) {
+			best = o
+		}
+	})
+	return best
+}
+
+// sameClass compares exception classes with or without their module.
+func sameClass(a, b string) bool {
+	return a == b || strings.HasSuffix(a, "."+b) || strings.HasSuffix(b, "."+a)
 }
 
 // Pack returns the pack the matcher was compiled from.
@@ -263,7 +386,7 @@ func sortCandidates(c []candidate) {
 }
 
 // MatchLine returns the records that match one raw log line, found the way
-// a log is searched: through the automaton, then each proposed record's
+// a log is searched: through the automata, then each proposed record's
 // literal or regexp on the normalized message.
 func (m *Matcher) MatchLine(line []byte) []*patterns.Record {
 	line = bytes.TrimSuffix(line, newline)
@@ -280,5 +403,10 @@ func (m *Matcher) MatchLine(line []byte) []*patterns.Record {
 			out = append(out, p.rec)
 		}
 	}
+	m.raisedCandidates(msg, func(o int32) {
+		if p := &m.pats[o]; !slices.Contains(out, p.rec) && p.confirm(msg) {
+			out = append(out, p.rec)
+		}
+	})
 	return out
 }

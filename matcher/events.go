@@ -94,6 +94,11 @@ func (e *Engine) rememberFailed(ln *Line) {
 func (e *Engine) unwrap(ln *Line) bool {
 	for _, o := range e.wrapOwners {
 		p := &e.m.pats[o]
+		if p.gen {
+			// Generated messages mostly end in a placeholder, which any
+			// next line would fill: only hand-written records are joined.
+			continue
+		}
 		for _, sep := range []string{"", " "} {
 			e.joined = append(append(append(e.joined[:0], e.wrapMsg...), sep...), ln.Msg...)
 			if !p.confirm(e.joined) {
@@ -618,7 +623,20 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		}
 		return g == 0
 	}
-	if best := e.bestHit(ev, inGroup); best != nil {
+	best := e.bestHit(ev, inGroup)
+	if best == nil || e.m.pats[best.pat].gen || e.m.pats[best.pat].rec.Role == patterns.RoleWrapper {
+		// No hand-written cause: a message sglang raises, found in the
+		// exception lines, root first, says more than a wrapper.
+		for _, x := range excs {
+			if i := e.m.raisedMatch(x.class, x.msg); i >= 0 {
+				p := &e.m.pats[i]
+				o.Record, o.ID, o.Exception, o.Message = p.rec, p.rec.ID, x.class, x.msg
+				o.Captures = p.captures([]byte(x.msg))
+				return o, ev.kind != kindLogError
+			}
+		}
+	}
+	if best != nil {
 		p := &e.m.pats[best.pat]
 		o.Record, o.ID, o.Message = p.rec, p.rec.ID, best.msg
 		o.Captures = p.captures([]byte(best.msg))
@@ -632,7 +650,13 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 				o.Exception = root.class
 			}
 		}
-		return o, true
+		if !p.gen || p.rec.Role != patterns.RoleWrapper {
+			return o, true
+		}
+		// A generated wrapper ("Scheduler hit an exception: {e}") names
+		// nothing: the exception it carries is the finding, or the event
+		// is reported as if no record had matched.
+		o.Record, o.Captures, o.ID, o.Exception, o.Message = nil, nil, "", "", ""
 	}
 	if root, ok := rootExc(excs); ok {
 		o.ID, o.Exception, o.Message = UnknownError, root.class, root.msg
@@ -681,23 +705,30 @@ func rootExc(excs []exc) (exc, bool) {
 	return exc{}, false
 }
 
-// bestHit picks the event's key line among the hits in: a cause or
-// symptom before a wrapper, then the earliest line (the root of a chained
-// traceback comes first).
+// bestHit picks the event's key line among the hits in: a hand-written
+// record before a generated one, a cause or symptom before a wrapper, then
+// the earliest line (the root of a chained traceback comes first).
 func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
+	// rank orders records: hand-written before generated, and a cause or
+	// symptom before a wrapper.
+	rank := func(h *hit) int {
+		p := &e.m.pats[h.pat]
+		r := 0
+		if p.gen {
+			r += 2
+		}
+		if p.rec.Role == patterns.RoleWrapper {
+			r++
+		}
+		return r
+	}
 	var best *hit
 	for i := range ev.hits {
 		h := &ev.hits[i]
 		if !in(h) {
 			continue
 		}
-		if best == nil {
-			best = h
-			continue
-		}
-		hw := e.m.pats[h.pat].rec.Role == patterns.RoleWrapper
-		bw := e.m.pats[best.pat].rec.Role == patterns.RoleWrapper
-		if bw && !hw {
+		if best == nil || rank(h) < rank(best) {
 			best = h
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/tailfix/tailfix/patterns"
 )
 
 // synthLog writes about size bytes of an sglang-like log: batch lines from
@@ -158,5 +160,19 @@ func BenchmarkScanFile(b *testing.B) {
 			b.Fatal(err)
 		}
 		f.Close()
+	}
+}
+
+// BenchmarkLoad is tailfix's start-up: the built-in pack (hand-written and
+// generated records) parsed and compiled into the matcher.
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		pack, err := patterns.Builtin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Compile(pack); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -52,8 +54,22 @@ func (e *RecordError) Error() string {
 
 func (e *RecordError) Unwrap() error { return e.Err }
 
-// Builtin returns the pack embedded in the binary.
+// Builtin returns the pack embedded in the binary: the hand-written
+// records and those generated from sglang's source.
 func Builtin() (*Pack, error) {
+	hand, err := Load(builtin, "patterns")
+	if err != nil {
+		return nil, err
+	}
+	gen, err := GeneratedRecords()
+	if err != nil {
+		return nil, err
+	}
+	return index(append(hand.Records, gen...))
+}
+
+// Curated returns only the hand-written records embedded in the binary.
+func Curated() (*Pack, error) {
 	return Load(builtin, "patterns")
 }
 
@@ -199,6 +215,17 @@ func (r *Record) Validate() error {
 
 // ParseYAML parses a YAML list of records. name is used in errors and Origin.
 func ParseYAML(name string, data []byte) ([]*Record, error) {
+	// The whole file strictly in one pass; only when that fails is each
+	// record decoded on its own, to name the record and field at fault.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var fast []*Record
+	if err := dec.Decode(&fast); (err == nil || errors.Is(err, io.EOF)) && !slices.Contains(fast, nil) {
+		for _, r := range fast {
+			r.Origin = name
+		}
+		return fast, nil
+	}
 	var nodes []yaml.Node
 	if err := yaml.Unmarshal(data, &nodes); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -197,6 +197,9 @@ func TestBuiltinLoads(t *testing.T) {
 		if len(r.Tests.NoMatch) == 0 {
 			t.Errorf("%s: %s has no near misses in tests.no_match", r.Origin, r.ID)
 		}
+		if r.Gen != nil {
+			continue // their remedy is written from the source when shown
+		}
 		if strings.TrimSpace(r.Cause) == "" || len(r.Fix.Steps) == 0 {
 			t.Errorf("%s: %s has no cause or no fix steps", r.Origin, r.ID)
 		}

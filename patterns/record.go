@@ -115,6 +115,33 @@ type Record struct {
 
 	// Origin names the file the record was loaded from.
 	Origin string `yaml:"-" json:"origin"`
+	// Gen is set for a record generated from sglang's source rather than
+	// written by hand.
+	Gen *Generated `yaml:"-" json:"generated,omitempty"`
+}
+
+// Generated is what a generated record knows besides its match: how the
+// message is raised, how often, and the flags it names.
+type Generated struct {
+	// Kind is raise, assert, logger.error, logger.warning or
+	// logger.critical.
+	Kind string `json:"kind"`
+	// Template is the message as written in the source, placeholders
+	// included.
+	Template string `json:"template"`
+	// Qualname is the raising function with its classes.
+	Qualname string `json:"qualname,omitempty"`
+	// Sites counts the places in the source that raise the message.
+	Sites int `json:"sites"`
+	// Flags are the launch flags the message names.
+	Flags []string `json:"flags,omitempty"`
+	// Guard is the condition under which the source raises it, as written.
+	Guard string `json:"guard,omitempty"`
+	// Commit is the sglang commit the site was read from.
+	Commit string `json:"commit,omitempty"`
+	// Needles are the record's prefilter literals, worked out when the
+	// pack was generated.
+	Needles []string `json:"-"`
 }
 
 // Match says how to recognise a record's error in one normalized log line

@@ -106,6 +106,14 @@ func (p *Printer) Report(findings []*matcher.Finding, sum Summary) error {
 		case Markdown:
 			p.markdown(bw, f)
 		default:
+			if f.Severity < patterns.SeverityError {
+				// Warnings and notes: one line each, after the errors.
+				if i > 0 && findings[i-1].Severity >= patterns.SeverityError {
+					bw.WriteString("\n")
+				}
+				p.briefLine(bw, f)
+				continue
+			}
 			if i > 0 {
 				bw.WriteString("\n")
 			}
@@ -470,26 +478,37 @@ func (p *Printer) Brief(findings []*matcher.Finding, sum Summary) error {
 	}
 	bw := bufio.NewWriter(p.w)
 	for _, f := range findings {
-		line := f.ID
-		if f.Count > 1 || len(f.Ranks) > 0 {
-			line += fmt.Sprintf(" ×%d", f.Count)
-			if len(f.Ranks) > 0 {
-				line += " on " + FormatRanks(f.Ranks)
-			}
-		}
-		line += fmt.Sprintf(" · line %d", f.Line)
-		if !f.RootCause && f.SymptomOf != "" {
-			line += " · symptom of " + f.SymptomOf
-		}
 		if p.opt.Format == Markdown {
+			line := briefMeta(f)
 			fmt.Fprintf(bw, "- **%s** %s: `%s`\n", strings.ToUpper(f.Severity.String()), f.Title, line)
 			continue
 		}
-		if p.opt.Sources {
-			fmt.Fprintf(bw, "%s ", p.source(f.Source))
-		}
-		fmt.Fprintf(bw, "%s %s  %s\n", p.badge(f.Severity), f.Title, p.st.meta.Render(line))
+		p.briefLine(bw, f)
 	}
 	p.summary(bw, findings, sum)
 	return bw.Flush()
+}
+
+// briefMeta is a finding's id, count, ranks, line and cause, on one line.
+func briefMeta(f *matcher.Finding) string {
+	line := f.ID
+	if f.Count > 1 || len(f.Ranks) > 0 {
+		line += fmt.Sprintf(" ×%d", f.Count)
+		if len(f.Ranks) > 0 {
+			line += " on " + FormatRanks(f.Ranks)
+		}
+	}
+	line += fmt.Sprintf(" · line %d", f.Line)
+	if !f.RootCause && f.SymptomOf != "" {
+		line += " · symptom of " + f.SymptomOf
+	}
+	return line
+}
+
+// briefLine writes a finding on one line of text.
+func (p *Printer) briefLine(w io.Writer, f *matcher.Finding) {
+	if p.opt.Sources {
+		fmt.Fprintf(w, "%s ", p.source(f.Source))
+	}
+	fmt.Fprintf(w, "%s %s  %s\n", p.badge(f.Severity), f.Title, p.st.meta.Render(briefMeta(f)))
 }

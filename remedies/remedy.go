@@ -7,10 +7,13 @@
 package remedies
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/tailfix/tailfix/patterns"
 
 	"github.com/tailfix/tailfix/matcher"
 )
@@ -26,6 +29,9 @@ type Remedy struct {
 // For returns the remedy of a finding: the record's own, or for an error no
 // record knows, how to read and report it.
 func For(f *matcher.Finding) Remedy {
+	if r := f.Record; r != nil && r.Gen != nil {
+		return generated(f, r)
+	}
 	if r := f.Record; r != nil {
 		steps := r.Fix.Steps
 		if steps == nil {
@@ -77,6 +83,74 @@ func cutTraceback(f *matcher.Finding) Remedy {
 			"the failure that symptom points back to.",
 		Steps: steps,
 	}
+}
+
+// kindPhrase says how a generated record's message comes out.
+var kindPhrase = map[string]string{
+	"raise":           "sglang raises this error",
+	"assert":          "an assertion in sglang fails with this message",
+	"logger.error":    "sglang logs this error",
+	"logger.critical": "sglang logs this critical error",
+	"logger.warning":  "sglang logs this warning",
+}
+
+// generated is the remedy of a record generated from sglang's source:
+// where the message comes from, under what condition, and what each flag
+// it names means.
+func generated(f *matcher.Finding, r *patterns.Record) Remedy {
+	g := r.Gen
+	var cause strings.Builder
+	fmt.Fprintf(&cause, "%s in %s", cmp.Or(kindPhrase[g.Kind], "sglang reports this"), cmp.Or(g.Qualname, r.Where.Function))
+	fmt.Fprintf(&cause, " (%s:%d)", r.Where.File, r.Where.Line)
+	if g.Sites > 1 {
+		fmt.Fprintf(&cause, ", and from %d other places with the same message", g.Sites-1)
+	}
+	cause.WriteString(".")
+	if g.Guard != "" {
+		fmt.Fprintf(&cause, " It is raised when `%s` holds.", truncate(g.Guard, 200))
+	}
+	cause.WriteString(" tailfix has no hand-written advice for it yet: the message, the code around it and the flags it names are the lead.")
+	var steps []string
+	if table, err := patterns.Flags(); err == nil {
+		for _, name := range g.Flags {
+			if fl := table.Lookup(name); fl != nil {
+				steps = append(steps, flagStep(fl))
+			}
+		}
+	}
+	if g.Commit != "" {
+		steps = append(steps, fmt.Sprintf("Read the code that raises it: https://github.com/%s/blob/%s/%s#L%d",
+			r.Where.Repo, g.Commit, r.Where.File, r.Where.Line))
+	}
+	steps = append(steps, "Search sglang's issues for the message: https://github.com/sgl-project/sglang/issues?q="+
+		url.QueryEscape(`"`+truncate(literalPrefix(g.Template), 80)+`"`))
+	return Remedy{Cause: cause.String(), Steps: steps}
+}
+
+// flagStep explains a flag from sglang's flag table.
+func flagStep(fl *patterns.Flag) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "`%s`: %s", fl.Names[0], strings.TrimSuffix(strings.TrimSpace(fl.Help), "."))
+	if fl.Default != "" && fl.Default != "null" {
+		fmt.Fprintf(&b, "; default %s", fl.Default)
+	}
+	if len(fl.Choices) > 0 {
+		fmt.Fprintf(&b, "; one of %s", strings.Join(fl.Choices, ", "))
+	}
+	if fl.Deprecated {
+		b.WriteString("; deprecated")
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// literalPrefix is a message template up to its first placeholder: the part
+// every occurrence shares.
+func literalPrefix(tmpl string) string {
+	if i := strings.IndexAny(tmpl, "{%"); i > 12 {
+		return strings.TrimSpace(tmpl[:i])
+	}
+	return tmpl
 }
 
 // location is "file:line" or "file:line-end".

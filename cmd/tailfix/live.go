@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
 )
 
@@ -45,7 +46,10 @@ func (s *session) open(name string, workers int) *input {
 	in.eng = s.m.NewEngine(name, func(o matcher.Occurrence) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if f, isNew := s.corr.Add(o); isNew {
+		// Errors are hinted at once; warnings and notes wait for the
+		// summary, so that a healthy server's routine warnings do not
+		// crowd the terminal.
+		if f, isNew := s.corr.Add(o); isNew && f.Severity >= patterns.SeverityError {
 			s.hints.Finding(f) // a failing stderr must not stop the inputs
 		}
 	})

@@ -1,0 +1,167 @@
+package patterns
+
+import (
+	_ "embed"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+//go:generate go run ./internal/gen -sites ../../shared/sglang/raise-sites.jsonl -args ../../shared/sglang/server-args.jsonl -out generated
+
+// The generated pack: one record per distinct message sglang raises or
+// logs, and sglang's flag table. See generated/README.md.
+var (
+	//go:embed generated/sites.tsv
+	generatedSites string
+	//go:embed generated/flags.tsv
+	generatedFlags string
+)
+
+// generatedOrigin names the generated records' file in errors and Origin.
+const generatedOrigin = "patterns/generated/sites.tsv"
+
+// Generated returns the records generated from sglang's source. They are
+// parsed from a table written at generate time, with their prefilter
+// literals worked out there, so that loading them costs little; their
+// regexps are compiled only when a line proposes them.
+func GeneratedRecords() ([]*Record, error) {
+	return parseSites(generatedOrigin, generatedSites)
+}
+
+func parseSites(origin, text string) ([]*Record, error) {
+	recs := make([]*Record, 0, strings.Count(text, "\n"))
+	for n, line := range strings.Split(text, "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 18 {
+			return nil, &RecordError{File: origin, Line: n + 1, Err: fmt.Errorf("%d fields, want 18", len(f))}
+		}
+		for i := range f {
+			f[i] = untsv(f[i])
+		}
+		sev, err := ParseSeverity(f[1])
+		if err != nil {
+			return nil, &RecordError{File: origin, Line: n + 1, ID: f[0], Field: "severity", Err: err}
+		}
+		lineNo, _ := strconv.Atoi(f[7])
+		sites, _ := strconv.Atoi(f[10])
+		g := &Generated{Kind: f[2], Template: f[5], Qualname: f[9], Sites: sites, Guard: f[12], Commit: f[13],
+			Needles: strings.Split(f[15], "\x1f")}
+		if f[11] != "" {
+			g.Flags = strings.Fields(f[11])
+		}
+		sample, miss := f[14], f[16]
+		if f[3] != "" && (g.Kind == "raise" || g.Kind == "assert") {
+			sample, miss = f[3]+": "+sample, f[3]+": "+miss
+		}
+		role := RoleCause
+		if endsInPlaceholder(f[5]) {
+			// "Scheduler hit an exception: {traceback}", "Failed: %s": the
+			// real error is what fills the placeholder.
+			role = RoleWrapper
+		}
+		recs = append(recs, &Record{
+			ID:       f[0],
+			Title:    f[17],
+			Severity: sev,
+			Role:     role,
+			Match:    Match{Exception: f[3], Regex: f[4]},
+			Where:    &Site{Repo: "sgl-project/sglang", File: f[6], Line: lineNo, Function: f[8]},
+			Tests:    Tests{Match: []string{sample}, NoMatch: []string{miss}},
+			Origin:   fmt.Sprintf("%s:%d", origin, n+1),
+			Gen:      g,
+		})
+	}
+	return recs, nil
+}
+
+// endsInPlaceholder reports whether a message template ends with a value
+// filled in at run time: "{e}", "{e!r}.", "%s".
+func endsInPlaceholder(tmpl string) bool {
+	t := strings.TrimRight(tmpl, ".:;,!)'\" ")
+	return strings.HasSuffix(t, "}") || strings.HasSuffix(t, "%s") || strings.HasSuffix(t, "%r")
+}
+
+// untsv undoes the generator's escaping of a field.
+func untsv(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// Flag is one of sglang's launch_server flags.
+type Flag struct {
+	// Names are the flag's spellings, the first the usual one.
+	Names      []string
+	Dest       string // the ServerArgs field it sets
+	Type       string
+	Default    string // as JSON, or "" for none
+	Choices    []string
+	Deprecated bool
+	DefinedAt  string // file:line in sglang
+	Help       string
+}
+
+// FlagTable is sglang's flag table, by every spelling and by dest.
+type FlagTable struct {
+	Flags  []*Flag
+	byName map[string]*Flag
+}
+
+// Lookup returns the flag with a name ("--tp-size") or dest ("tp_size").
+func (t *FlagTable) Lookup(name string) *Flag { return t.byName[name] }
+
+var flagTable = sync.OnceValues(func() (*FlagTable, error) {
+	t := &FlagTable{byName: map[string]*Flag{}}
+	for n, line := range strings.Split(generatedFlags, "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 8 {
+			return nil, fmt.Errorf("patterns/generated/flags.tsv:%d: %d fields, want 8", n+1, len(f))
+		}
+		for i := range f {
+			f[i] = untsv(f[i])
+		}
+		fl := &Flag{Names: strings.Fields(f[0]), Dest: f[1], Type: f[2], Default: f[3],
+			Deprecated: f[5] == "true", DefinedAt: f[6], Help: f[7]}
+		if f[4] != "" {
+			fl.Choices = strings.Split(f[4], "|")
+		}
+		t.Flags = append(t.Flags, fl)
+		for _, name := range fl.Names {
+			t.byName[name] = fl
+		}
+		t.byName[fl.Dest] = fl
+	}
+	return t, nil
+})
+
+// Flags returns sglang's launch_server flag table, embedded at generate
+// time.
+func Flags() (*FlagTable, error) { return flagTable() }

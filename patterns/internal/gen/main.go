@@ -1,0 +1,458 @@
+// Command gen writes tailfix's generated pattern pack from the facts about
+// sglang's source: every raise, assert and logger call with its message
+// (raise-sites.jsonl) and every launch_server flag (server-args.jsonl).
+//
+//	go generate ./patterns
+//
+// It writes patterns/generated/sites.tsv (one record per distinct message),
+// patterns/generated/flags.tsv (the flag table) and
+// patterns/generated/README.md (what was left out, and why).
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/tailfix/tailfix/patterns"
+)
+
+// minLiteral is the rule for messages too generic to recognise safely: a
+// message is kept only when its regex has a run of literal text of at least
+// this many bytes, such as "Not enough memory. Please" in a message with
+// placeholders. "{e}", "Unknown {x}" or "Invalid value: {v}" are left out:
+// they would match a great many lines that are not this error.
+const minLiteral = 12
+
+type site struct {
+	File      string  `json:"file"`
+	Line      int     `json:"line"`
+	Function  string  `json:"function"`
+	Qualname  string  `json:"qualname"`
+	Kind      string  `json:"kind"`
+	Class     *string `json:"class"`
+	Message   *string `json:"message"`
+	Regex     *string `json:"message_regex"`
+	Condition *string `json:"condition"`
+	Guard     *string `json:"guard"`
+	Commit    string  `json:"commit"`
+}
+
+type serverArg struct {
+	Flag       []string `json:"flag"`
+	Dest       string   `json:"dest"`
+	Type       *string  `json:"type"`
+	Default    any      `json:"default"`
+	Choices    []any    `json:"choices"`
+	Help       string   `json:"help"`
+	Deprecated bool     `json:"deprecated"`
+	DefinedAt  string   `json:"defined_at"`
+}
+
+// record is one generated record: a distinct message and where it is raised.
+type record struct {
+	id, severity, kind, class, regex, template string
+	first                                      site
+	sites                                      int
+	flags                                      []string
+	sample, nearMiss, title                    string
+	needles                                    []string
+}
+
+func main() {
+	sitesPath := flag.String("sites", "../../shared/sglang/raise-sites.jsonl", "raise-sites.jsonl")
+	argsPath := flag.String("args", "../../shared/sglang/server-args.jsonl", "server-args.jsonl")
+	out := flag.String("out", "generated", "output directory")
+	flag.Parse()
+	if err := run(*sitesPath, *argsPath, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(sitesPath, argsPath, out string) error {
+	args, err := readJSONL[serverArg](argsPath)
+	if err != nil {
+		return err
+	}
+	sites, err := readJSONL[site](sitesPath)
+	if err != nil {
+		return err
+	}
+	flagOf := map[string]string{} // a flag or dest → the flag's first name
+	for _, a := range args {
+		for _, f := range a.Flag {
+			flagOf[f] = a.Flag[0]
+		}
+		flagOf[a.Dest] = a.Flag[0]
+	}
+
+	skipped := map[string]int{}
+	byRegex := map[string]*record{}
+	var recs []*record
+	for _, s := range sites {
+		switch {
+		case s.Message == nil || s.Regex == nil:
+			skipped["no message in the source (a variable, or none)"]++
+			continue
+		case longestLiteral(*s.Regex) < minLiteral:
+			skipped[fmt.Sprintf("too generic: no literal text of %d bytes", minLiteral)]++
+			continue
+		case strings.Contains(*s.Regex, "\n") || strings.Contains(*s.Message, "\n") && firstLine(*s.Message) == "":
+			skipped["starts with a line break"]++
+			continue
+		}
+		re := firstLineRegex(*s.Regex)
+		if longestLiteral(re) < minLiteral {
+			skipped[fmt.Sprintf("too generic: no literal text of %d bytes", minLiteral)]++
+			continue
+		}
+		if r := byRegex[re]; r != nil {
+			r.sites++
+			skipped["the same message at another site (merged)"]++
+			continue
+		}
+		r := &record{regex: re, template: firstLine(*s.Message), first: s, sites: 1, kind: s.Kind}
+		r.class = deref(s.Class)
+		r.severity = map[string]string{"raise": "error", "assert": "error", "logger.error": "error",
+			"logger.critical": "fatal", "logger.warning": "warning"}[s.Kind]
+		r.flags = flagsNamed(r.template, flagOf)
+		r.title = titleOf(r.class, r.template)
+		r.sample = sample(re)
+		needles, err := (&patterns.Record{Match: patterns.Match{Regex: re}}).Needles()
+		if err != nil {
+			skipped[fmt.Sprintf("too generic: no literal text of %d bytes", patterns.MinNeedle)]++
+			continue
+		}
+		r.needles = needles
+		if r.nearMiss = nearMiss(re, r.sample, needles); r.nearMiss == "" {
+			skipped["no near miss can be made (the regex matches its own variations)"]++
+			continue
+		}
+		byRegex[re] = r
+		recs = append(recs, r)
+	}
+	assignIDs(recs)
+	slices.SortFunc(recs, func(a, b *record) int { return cmp.Compare(a.id, b.id) })
+
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := writeSites(filepath.Join(out, "sites.tsv"), recs); err != nil {
+		return err
+	}
+	if err := writeFlags(filepath.Join(out, "flags.tsv"), args); err != nil {
+		return err
+	}
+	return writeReadme(filepath.Join(out, "README.md"), len(sites), len(recs), skipped, recs)
+}
+
+func readJSONL[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		out = append(out, v)
+	}
+	return out, sc.Err()
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// firstLine is a message's first line: a log shows each line on its own,
+// and the first is the one a record matches.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(s)
+}
+
+// firstLineRegex cuts a message regex at the first escaped line break.
+func firstLineRegex(re string) string {
+	if i := strings.Index(re, `\n`); i >= 0 {
+		return strings.TrimSpace(re[:i])
+	}
+	return re
+}
+
+// longestLiteral is the length of the longest run of literal text a regex
+// requires.
+func longestLiteral(re string) int {
+	p, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	best := 0
+	var walk func(*syntax.Regexp)
+	walk = func(x *syntax.Regexp) {
+		if x.Op == syntax.OpConcat {
+			run := 0
+			for _, s := range x.Sub {
+				if s.Op == syntax.OpLiteral {
+					run += len(string(s.Rune))
+					best = max(best, run)
+					continue
+				}
+				run = 0
+				walk(s)
+			}
+			return
+		}
+		if x.Op == syntax.OpLiteral {
+			best = max(best, len(string(x.Rune)))
+		}
+		for _, s := range x.Sub {
+			walk(s)
+		}
+	}
+	walk(p.Simplify())
+	return best
+}
+
+// sample writes a line the regex matches: its literal text with "x" for
+// each placeholder.
+func sample(re string) string {
+	p, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(*syntax.Regexp)
+	walk = func(x *syntax.Regexp) {
+		switch x.Op {
+		case syntax.OpLiteral:
+			b.WriteString(string(x.Rune))
+		case syntax.OpConcat, syntax.OpCapture:
+			for _, s := range x.Sub {
+				walk(s)
+			}
+		case syntax.OpQuest:
+		default:
+			b.WriteString("x")
+		}
+	}
+	walk(p)
+	return b.String()
+}
+
+// nearMiss writes a line close to the sample that the regex must not
+// match: the sample with one letter of its prefilter literal changed, as a
+// different message that shares most words would read.
+func nearMiss(re, sample string, needles []string) string {
+	rx, err := regexp.Compile(re)
+	if err != nil || !rx.MatchString(sample) {
+		return ""
+	}
+	for _, n := range needles {
+		i := strings.Index(sample, n)
+		if i < 0 {
+			continue
+		}
+		for j := i; j < i+len(n); j++ {
+			c := sample[j]
+			var alt byte
+			switch {
+			case c >= 'a' && c <= 'z':
+				alt = c - 'a' + 'A'
+			case c >= 'A' && c <= 'Z':
+				alt = c - 'A' + 'a'
+			default:
+				continue
+			}
+			miss := sample[:j] + string(alt) + sample[j+1:]
+			if !rx.MatchString(miss) {
+				return miss
+			}
+		}
+	}
+	return ""
+}
+
+// placeholderRE finds the values a message template leaves to run time:
+// f-string and format fields, %-style conversions.
+var placeholderRE = regexp.MustCompile(`\{[^{}]*\}|%\(\w+\)[sdrfxi]|%[-#0 +]?\d*(?:\.\d+)?[sdrfxi]`)
+
+// titleOf is a generated record's title: its message as written, with "…"
+// for each placeholder, cut short.
+func titleOf(class, tmpl string) string {
+	t := placeholderRE.ReplaceAllString(tmpl, "…")
+	if r := []rune(t); len(r) > 90 {
+		t = string(r[:89]) + "…"
+	}
+	if class != "" {
+		return class + ": " + t
+	}
+	return t
+}
+
+var flagRE = regexp.MustCompile(`--[a-z][a-z0-9-]*[a-z0-9]`)
+var wordRE = regexp.MustCompile(`[a-z][a-z0-9]*(?:_[a-z0-9]+)+`)
+
+// flagsNamed lists the launch flags a message names, as --flags or by the
+// server argument they set (tp_size).
+func flagsNamed(msg string, flagOf map[string]string) []string {
+	var out []string
+	add := func(f string) {
+		if f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	for _, m := range flagRE.FindAllString(msg, -1) {
+		add(flagOf[m])
+	}
+	for _, m := range wordRE.FindAllString(msg, -1) {
+		add(flagOf[m])
+	}
+	return out
+}
+
+// assignIDs names each record by the module that raises it and the first
+// words of its message: sglang-src/srt.server_args/tp-size-must-be-divisible.
+func assignIDs(recs []*record) {
+	seen := map[string]int{}
+	for _, r := range recs {
+		mod := strings.TrimSuffix(strings.TrimPrefix(r.first.File, "python/sglang/"), ".py")
+		mod = strings.ToLower(strings.ReplaceAll(mod, "/", "."))
+		mod = strings.Map(func(c rune) rune {
+			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
+				return c
+			}
+			return '-'
+		}, mod)
+		id := "sglang-src/" + strings.Trim(mod, ".-_") + "/" + slug(r.template)
+		seen[id]++
+		if n := seen[id]; n > 1 {
+			id = fmt.Sprintf("%s-%d", id, n)
+		}
+		r.id = id
+	}
+}
+
+// slug is the first words of a message template, placeholders left out.
+func slug(tmpl string) string {
+	tmpl = regexp.MustCompile(`\{[^}]*\}|%\(?\w*\)?[sdrfxi]`).ReplaceAllString(tmpl, " ")
+	var words []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(tmpl), func(c rune) bool {
+		return !unicode.IsLetter(c) && !unicode.IsDigit(c) || c > unicode.MaxASCII
+	}) {
+		words = append(words, w)
+		if len(words) == 6 {
+			break
+		}
+	}
+	if len(words) == 0 {
+		return "message"
+	}
+	return strings.Join(words, "-")
+}
+
+// tsv escapes a field: backslash, tab and line breaks.
+func tsv(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
+}
+
+func writeSites(path string, recs []*record) error {
+	var b strings.Builder
+	b.WriteString("# id\tseverity\tkind\tclass\tregex\ttemplate\tfile\tline\tfunction\tqualname\tsites\tflags\tguard\tcommit\tsample\tneedles\tnear_miss\ttitle\n")
+	for _, r := range recs {
+		guard := deref(r.first.Guard)
+		if r.kind == "assert" && r.first.Condition != nil {
+			guard = "not (" + *r.first.Condition + ")"
+		}
+		fields := []string{r.id, r.severity, r.kind, r.class, r.regex, r.template, r.first.File,
+			fmt.Sprint(r.first.Line), r.first.Function, r.first.Qualname, fmt.Sprint(r.sites),
+			strings.Join(r.flags, " "), guard, r.first.Commit, r.sample, strings.Join(r.needles, "\x1f"), r.nearMiss, r.title}
+		for i, f := range fields {
+			if i > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(tsv(f))
+		}
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func writeFlags(path string, args []serverArg) error {
+	var b strings.Builder
+	b.WriteString("# flags\tdest\ttype\tdefault\tchoices\tdeprecated\tdefined_at\thelp\n")
+	for _, a := range args {
+		def := ""
+		if a.Default != nil {
+			d, _ := json.Marshal(a.Default)
+			def = string(d)
+		}
+		var choices []string
+		for _, c := range a.Choices {
+			choices = append(choices, fmt.Sprint(c))
+		}
+		fields := []string{strings.Join(a.Flag, " "), a.Dest, deref(a.Type), def,
+			strings.Join(choices, "|"), fmt.Sprint(a.Deprecated), a.DefinedAt, a.Help}
+		for i, f := range fields {
+			if i > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(tsv(f))
+		}
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func writeReadme(path string, sites, recs int, skipped map[string]int, all []*record) error {
+	kinds := map[string]int{}
+	for _, r := range all {
+		kinds[r.kind]++
+	}
+	var b strings.Builder
+	b.WriteString("# generated\n\nWritten by `go generate ./patterns` (patterns/internal/gen) from the facts about\n")
+	b.WriteString("sglang's source in `../shared/sglang`; do not edit. `sites.tsv` holds one record per\n")
+	b.WriteString("distinct message sglang raises or logs, `flags.tsv` every `launch_server` flag.\n\n")
+	fmt.Fprintf(&b, "- sites read: %d\n- records: %d (", sites, recs)
+	var ks []string
+	for k := range kinds {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", k, kinds[k])
+	}
+	b.WriteString(")\n- left out or merged:\n")
+	var reasons []string
+	for k := range skipped {
+		reasons = append(reasons, k)
+	}
+	slices.Sort(reasons)
+	for _, k := range reasons {
+		fmt.Fprintf(&b, "  - %s: %d\n", k, skipped[k])
+	}
+	fmt.Fprintf(&b, "\nThe rule for messages too generic to recognise safely: a message is kept only when its\n"+
+		"regex has a run of literal text of at least %d bytes. A message of several lines is matched\n"+
+		"by its first line.\n", minLiteral)
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
