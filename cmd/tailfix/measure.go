@@ -37,8 +37,13 @@ type caseResult struct {
 	AnyHit     bool   `json:"any_hit"`
 	FalseAlarm bool   `json:"false_alarm"`
 	// KeyLineFound is false when the expected message is not in the log.
-	KeyLineFound bool   `json:"key_line_found"`
-	First        string `json:"first,omitempty"`
+	KeyLineFound bool `json:"key_line_found"`
+	// Known is true when the finding that holds the expected error comes
+	// from a record, so it has a remedy; HandWritten when that record was
+	// written by hand rather than generated from sglang's source.
+	Known       bool   `json:"known"`
+	HandWritten bool   `json:"hand_written"`
+	First       string `json:"first,omitempty"`
 }
 
 // corpusSummary is the whole measure.
@@ -50,6 +55,10 @@ type corpusSummary struct {
 	FalseAlarms int `json:"false_alarms"`
 	// KeyLineAbsent counts error cases whose expected message is not in the log.
 	KeyLineAbsent int `json:"key_line_absent"`
+	// Known and HandWritten count error cases whose expected error is a
+	// known pattern with a remedy, and one written by hand.
+	Known       int `json:"known"`
+	HandWritten int `json:"hand_written"`
 }
 
 func (s corpusSummary) top1Pct() float64 {
@@ -93,6 +102,12 @@ func (c *measureCmd) Run(e *env) error {
 			}
 			if !r.KeyLineFound {
 				sum.KeyLineAbsent++
+			}
+			if r.Known {
+				sum.Known++
+			}
+			if r.HandWritten {
+				sum.HandWritten++
 			}
 		}
 	}
@@ -175,6 +190,9 @@ func measureCase(m *matcher.Matcher, path string, k corpusCase) (caseResult, err
 	r.KeyLineFound = len(keys) > 0
 	for i, f := range errs {
 		if holds(f, k, keys) {
+			if !r.AnyHit && f.Record != nil {
+				r.Known, r.HandWritten = true, f.Record.Gen == nil
+			}
 			r.AnyHit = true
 			r.Top1 = r.Top1 || i == 0
 		}
@@ -260,9 +278,11 @@ func printMeasure(e *env, results []caseResult, sum corpusSummary) error {
 		}
 		return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(d))
 	}
-	_, err := fmt.Fprintf(e.stdout, "\ntop-1 %d/%d (%s)  any-hit %d/%d (%s)  false alarms %d/%d  key line not in log %d\n",
+	_, err := fmt.Fprintf(e.stdout, "\ntop-1 %d/%d (%s)  any-hit %d/%d (%s)  false alarms %d/%d  key line not in log %d\n"+
+		"known pattern with a remedy %d/%d (%s), written by hand %d/%d (%s)\n",
 		sum.Top1, sum.Errors, pct(sum.Top1, sum.Errors), sum.AnyHit, sum.Errors, pct(sum.AnyHit, sum.Errors),
-		sum.FalseAlarms, sum.Clean, sum.KeyLineAbsent)
+		sum.FalseAlarms, sum.Clean, sum.KeyLineAbsent,
+		sum.Known, sum.Errors, pct(sum.Known, sum.Errors), sum.HandWritten, sum.Errors, pct(sum.HandWritten, sum.Errors))
 	return err
 }
 
