@@ -99,6 +99,9 @@ type pattern struct {
 	re   *regexp.Regexp
 	once sync.Once
 	gen  bool // generated from sglang's source, not written by hand
+	// frame is Match.Frame: the pattern is confirmed on a frame line, and
+	// re (when set) then checks the traceback's exception message.
+	frame *regexp.Regexp
 }
 
 // regexp returns the pattern's compiled regex. A generated regex that does
@@ -114,6 +117,9 @@ func (p *pattern) regexp() *regexp.Regexp {
 
 // confirm reports whether the pattern matches a normalized message.
 func (p *pattern) confirm(msg []byte) bool {
+	if p.frame != nil {
+		return p.frame.Match(msg)
+	}
 	if p.lit != nil {
 		return bytes.Contains(msg, p.lit)
 	}
@@ -123,7 +129,7 @@ func (p *pattern) confirm(msg []byte) bool {
 
 // captures returns the named groups of the pattern's regex in msg.
 func (p *pattern) captures(msg []byte) map[string]string {
-	if p.lit != nil {
+	if p.lit != nil || p.rec.Match.Regex == "" {
 		return nil
 	}
 	re := p.regexp()
@@ -231,9 +237,16 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 	for i, rec := range pack.Records {
 		p := &m.pats[i]
 		p.rec, p.gen = rec, rec.Gen != nil
+		if rec.Match.Frame != "" {
+			fr, err := regexp.Compile(rec.Match.Frame)
+			if err != nil {
+				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
+			}
+			p.frame = fr
+		}
 		if rec.Match.Message != "" {
 			p.lit = []byte(rec.Match.Message)
-		} else if !p.gen {
+		} else if !p.gen && rec.Match.Regex != "" {
 			re, err := regexp.Compile(rec.Match.Regex)
 			if err != nil {
 				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)

@@ -31,9 +31,12 @@ func naiveMatch(pack *patterns.Pack, res map[string]*regexp.Regexp, line []byte)
 	var out []*patterns.Record
 	for _, r := range pack.Records {
 		var ok bool
-		if r.Match.Message != "" {
+		switch {
+		case r.Match.Frame != "":
+			ok = res[r.ID].Match(msg)
+		case r.Match.Message != "":
 			ok = bytes.Contains(msg, []byte(r.Match.Message))
-		} else {
+		default:
 			ok = res[r.ID].Match(msg)
 		}
 		if ok {
@@ -71,7 +74,10 @@ func FuzzMatchLineDifferential(f *testing.F) {
 	pack := m.Pack()
 	res := map[string]*regexp.Regexp{}
 	for i, r := range pack.Records {
-		if r.Match.Regex != "" {
+		switch {
+		case r.Match.Frame != "":
+			res[r.ID] = regexp.MustCompile(r.Match.Frame)
+		case r.Match.Regex != "":
 			res[r.ID] = regexp.MustCompile(r.Match.Regex)
 		}
 		if r.Gen != nil && i%50 != 0 {

@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"cmp"
 	"regexp"
 	"strings"
 
@@ -209,7 +210,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		ev.state, ev.traceback = stFrames, true
 	case bytes.HasPrefix(msg, threadHead), processHeadRE.Match(msg):
 		ev.state, ev.traceback = stThread, true
-	case headless && len(hits) == 0 && !isExc:
+	case headless && !isExc:
 		ev.state, ev.traceback, ev.afterFrame = stFrames, true, true
 		ev.lastFrame = keep(bytes.TrimLeft(msg, " \t"))
 	case isExc:
@@ -613,6 +614,9 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		}
 	}
 	inGroup := func(h *hit) bool {
+		if p := &e.m.pats[h.pat]; p.frame != nil && frameException(p, excs) == nil && len(excs) > 0 {
+			return false // raised there, but not this exception
+		}
 		if !split {
 			return true
 		}
@@ -635,6 +639,20 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 				return o, ev.kind != kindLogError
 			}
 		}
+	}
+	if best != nil && e.m.pats[best.pat].frame != nil {
+		// Found by where it is raised: the exception is the key line.
+		p := &e.m.pats[best.pat]
+		o.Record, o.ID = p.rec, p.rec.ID
+		if x := frameException(p, excs); x != nil {
+			o.Exception, o.Message = x.class, x.msg
+			o.Captures = p.captures([]byte(x.msg))
+		} else {
+			// A traceback cut before its exception: where it stopped is
+			// what the record knows.
+			o.Message, o.Partial = cmp.Or(ev.lastFrame, best.msg), true
+		}
+		return o, true
 	}
 	if best != nil {
 		p := &e.m.pats[best.pat]
@@ -688,6 +706,24 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		return o, false
 	}
 	return o, true
+}
+
+// frameException returns the exception of a traceback that a frame
+// record describes: of its class, and matching its regex when it has one.
+func frameException(p *pattern, excs []exc) *exc {
+	for i := range excs {
+		x := &excs[i]
+		if !sameClass(x.class, p.rec.Match.Exception) {
+			continue
+		}
+		if p.rec.Match.Regex != "" {
+			if re := p.regexp(); re == nil || !re.MatchString(x.msg) {
+				continue
+			}
+		}
+		return x
+	}
+	return nil
 }
 
 // rootExc picks the exception a traceback is about: the first of a chain

@@ -22,7 +22,11 @@ func (r *Record) Needles() ([]string, error) {
 	if r.Match.Message != "" {
 		return []string{r.Match.Message}, nil
 	}
-	re, err := syntax.Parse(r.Match.Regex, syntax.Perl)
+	src := r.Match.Regex
+	if r.Match.Frame != "" {
+		src = r.Match.Frame // the frame line is the one proposed
+	}
+	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -57,13 +59,22 @@ func (e *RecordError) Unwrap() error { return e.Err }
 // Builtin returns the pack embedded in the binary: the hand-written
 // records and those generated from sglang's source.
 func Builtin() (*Pack, error) {
+	// The two halves load at the same time: start-up is on the path of
+	// every command.
+	var gen []*Record
+	var genErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		gen, genErr = GeneratedRecords()
+	}()
 	hand, err := Load(builtin, "patterns")
+	<-done
 	if err != nil {
 		return nil, err
 	}
-	gen, err := GeneratedRecords()
-	if err != nil {
-		return nil, err
+	if genErr != nil {
+		return nil, genErr
 	}
 	return index(append(hand.Records, gen...))
 }
@@ -88,39 +99,51 @@ func LoadDir(dir string) (*Pack, error) {
 // Load reads every pattern file in fsys. Names in errors and in each record's
 // Origin are prefixed with prefix.
 func Load(fsys fs.FS, prefix string) (*Pack, error) {
-	var recs []*Record
+	var names []string
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			return nil
+		if ext := path.Ext(name); !d.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
+			names = append(names, name)
 		}
-		ext := path.Ext(name)
-		if ext != ".yaml" && ext != ".yml" && ext != ".json" {
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return err
-		}
-		display := path.Join(prefix, name)
-		var rs []*Record
-		if ext == ".json" {
-			rs, err = ParseSeed(display, data)
-		} else {
-			rs, err = ParseYAML(display, data)
-		}
-		if err != nil {
-			return err
-		}
-		recs = append(recs, rs...)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	// Files are parsed in parallel, and their records kept in file order.
+	parsed := make([][]*Record, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parsed[i], errs[i] = parseFile(fsys, name, path.Join(prefix, name))
+		}()
+	}
+	wg.Wait()
+	var recs []*Record
+	for i := range names {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		recs = append(recs, parsed[i]...)
+	}
 	return NewPack(recs)
+}
+
+// parseFile reads one pattern file, YAML or seed JSON.
+func parseFile(fsys fs.FS, name, display string) ([]*Record, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if path.Ext(name) == ".json" {
+		return ParseSeed(display, data)
+	}
+	return ParseYAML(display, data)
 }
 
 // NewPack validates records and indexes them by id.
@@ -188,8 +211,10 @@ func (r *Record) Validate() error {
 		return fail("title", errors.New("missing"))
 	case r.Severity == 0:
 		return fail("severity", fmt.Errorf("missing (valid: %s)", strings.Join(Severities(), ", ")))
-	case r.Match.Message == "" && r.Match.Regex == "":
-		return fail("match", errors.New("needs message or regex"))
+	case r.Match.Frame != "" && (r.Match.Exception == "" || r.Match.Message != ""):
+		return fail("match.frame", errors.New("needs the exception class, and a regex rather than a message"))
+	case r.Match.Message == "" && r.Match.Regex == "" && r.Match.Frame == "":
+		return fail("match", errors.New("needs message, regex or frame"))
 	case r.Match.Message != "" && r.Match.Regex != "":
 		return fail("match", errors.New("has both message and regex; keep one"))
 	case !validUTF8(r.Match.Message, r.Match.Regex):
@@ -202,12 +227,17 @@ func (r *Record) Validate() error {
 	if r.Match.Message != "" && len(r.Match.Message) < MinNeedle {
 		return fail("match.message", fmt.Errorf("%q is shorter than %d bytes", r.Match.Message, MinNeedle))
 	}
-	if r.Match.Regex != "" {
+	if r.Match.Frame != "" {
+		if _, err := regexp.Compile(r.Match.Frame); err != nil {
+			return fail("match.frame", err)
+		}
+	}
+	if r.Match.Regex != "" || r.Match.Frame != "" {
 		if _, err := regexp.Compile(r.Match.Regex); err != nil {
 			return fail("match.regex", err)
 		}
 		if _, err := r.Needles(); err != nil {
-			return fail("match.regex", err)
+			return fail(cmp.Or(map[bool]string{true: "match.frame"}[r.Match.Frame != ""], "match.regex"), err)
 		}
 	}
 	return nil

@@ -152,7 +152,14 @@ type Match struct {
 	// Message is a literal, case-sensitive substring of the line.
 	Message string `yaml:"message" json:"message,omitempty"`
 	// Regex is an unanchored RE2 expression; its named groups are captures.
+	// With Frame, it is matched against the exception's message instead.
 	Regex string `yaml:"regex" json:"regex,omitempty"`
+	// Frame is an unanchored RE2 expression for a frame line of a
+	// traceback (`File "…/conn.py", line 675, in _handle_route_get`): for an
+	// error whose message is Python's own and says little, where it is
+	// raised says what it is. The traceback's exception must then be of
+	// class Exception, and match Regex when there is one.
+	Frame string `yaml:"frame" json:"frame,omitempty"`
 }
 
 // Site is where an error is raised in its project's source.

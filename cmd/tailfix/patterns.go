@@ -1,18 +1,28 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"sort"
+	"strings"
 	"text/tabwriter"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
 )
 
 type patternsCmd struct {
-	List patternsListCmd `cmd:"" help:"List the pattern records: id, severity and title (JSON: one record per line)."`
-	Test patternsTestCmd `cmd:"" help:"Run every record's own tests: lines it must match and near misses it must not."`
+	List  patternsListCmd  `cmd:"" help:"List the pattern records: id, severity and title (JSON: one record per line)."`
+	Test  patternsTestCmd  `cmd:"" help:"Run every record's own tests: lines it must match and near misses it must not."`
+	Lint  patternsLintCmd  `cmd:"" help:"Check the pack: every regex compiles, every record has a literal to prefilter on, no record at error level matches a line of the healthy logs given."`
+	Learn patternsLearnCmd `cmd:"" help:"Learn records from a Python source tree: every message it can raise or log. Load them with --patterns OUTDIR."`
 }
 
 type patternsListCmd struct{}
@@ -83,4 +93,186 @@ func testPack(m *matcher.Matcher) (failures []string, lines int) {
 		}
 	}
 	return failures, lines
+}
+
+type patternsLearnCmd struct {
+	Dir  string `arg:"" placeholder:"DIR" help:"Python source tree to read, such as the installed sglang package: python -c 'import sglang,os;print(os.path.dirname(sglang.__file__))'. Test code is skipped."`
+	Out  string `short:"o" placeholder:"OUTDIR" help:"Write the records as YAML under OUTDIR/learned/, one file per top-level package, for --patterns OUTDIR. Without it, print them as JSON lines."`
+	Repo string `placeholder:"NAME" help:"Repository named in each record's source location, such as sgl-project/sglang."`
+}
+
+// learnedHeader starts every pack file that learn writes; learn replaces
+// such files and leaves others alone.
+const learnedHeader = "# Learned by tailfix patterns learn"
+
+func (c patternsLearnCmd) Run(e *env) error {
+	st, err := os.Stat(c.Dir)
+	if err != nil {
+		return fmt.Errorf("cannot read %q: %w", c.Dir, errors.Unwrap(err))
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("cannot read %q: not a directory", c.Dir)
+	}
+	sites, stats, err := patterns.LearnSites(os.DirFS(c.Dir))
+	if err != nil {
+		return fmt.Errorf("learn from %q: %w", c.Dir, err)
+	}
+	recs := patterns.Learned(sites, c.Repo, &stats)
+	if _, err := patterns.NewPack(recs); err != nil {
+		return fmt.Errorf("learn from %q: %w", c.Dir, err)
+	}
+	summary := learnSummary(stats, len(recs))
+	if c.Out == "" {
+		p := remedies.NewPrinter(e.stdout, remedies.Options{Format: remedies.JSON})
+		for _, r := range recs {
+			if err := p.Record(r); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintln(e.stderr, summary)
+		return nil
+	}
+	files, err := writeLearned(filepath.Join(c.Out, "learned"), c.Dir, recs)
+	if err != nil {
+		return err
+	}
+	e.log.Debug().Int("files", files).Str("dir", filepath.Join(c.Out, "learned")).Msg("pack written")
+	fmt.Fprintf(e.stdout, "%s; wrote %d %s to %s\n", summary, files, learnPlural(files, "file", "files"), filepath.Join(c.Out, "learned"))
+	return nil
+}
+
+// learnSummary is the one-line account of a learn run.
+func learnSummary(stats patterns.LearnStats, records int) string {
+	s := fmt.Sprintf("learned %d %s from %d %s, %d %s", records, learnPlural(records, "record", "records"),
+		stats.Files, learnPlural(stats.Files, "file", "files"), stats.Sites, learnPlural(stats.Sites, "site", "sites"))
+	reasons := make([]string, 0, len(stats.Skipped))
+	for r := range stats.Skipped {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for i, r := range reasons {
+		if i == 0 {
+			s += "; left out:"
+		} else {
+			s += ","
+		}
+		s += fmt.Sprintf(" %d %s", stats.Skipped[r], r)
+	}
+	return s
+}
+
+func learnPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// writeLearned writes recs to dir as one YAML file per top-level package,
+// replacing files an earlier run wrote there, and returns how many it wrote.
+func writeLearned(dir, src string, recs []*patterns.Record) (int, error) {
+	groups := map[string][]*patterns.Record{}
+	for _, r := range recs {
+		g := patterns.LearnedGroup(r)
+		groups[g] = append(groups[g], r)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	// Drop files of an earlier run, so a package that is gone leaves no
+	// stale records behind.
+	old, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range old {
+		name := filepath.Join(dir, d.Name())
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".yaml") && fileStartsWith(name, learnedHeader) {
+			if err := os.Remove(name); err != nil {
+				return 0, err
+			}
+		}
+	}
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		if err := writeLearnedFile(filepath.Join(dir, g+".yaml"), src, groups[g]); err != nil {
+			return 0, err
+		}
+	}
+	return len(names), nil
+}
+
+func fileStartsWith(name, prefix string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, len(prefix))
+	_, err = f.Read(buf)
+	return err == nil && string(buf) == prefix
+}
+
+func writeLearnedFile(name, src string, recs []*patterns.Record) error {
+	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, r := range recs {
+		n := new(yaml.Node)
+		if err := n.Encode(r); err != nil {
+			return fmt.Errorf("%s: record %q: %w", name, r.ID, err)
+		}
+		pruneEmptyYAML(n)
+		seq.Content = append(seq.Content, n)
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "%s from %s: %d records.\n# Run it again for a new release rather than editing this file.\n\n", learnedHeader, src, len(recs))
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	err = enc.Encode(seq)
+	if err == nil {
+		err = enc.Close()
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+// pruneEmptyYAML drops the empty fields of an encoded record (empty strings,
+// nulls, empty lists and maps), and writes where on one line.
+func pruneEmptyYAML(n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		for _, c := range n.Content {
+			pruneEmptyYAML(c)
+		}
+		return
+	}
+	out := n.Content[:0]
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		pruneEmptyYAML(v)
+		empty := v.Kind == yaml.ScalarNode && (v.Tag == "!!null" || v.Tag == "!!str" && v.Value == "") ||
+			(v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && len(v.Content) == 0
+		if empty {
+			continue
+		}
+		if k.Value == "where" || k.Value == "tags" {
+			v.Style = yaml.FlowStyle
+		}
+		out = append(out, k, v)
+	}
+	n.Content = out
 }

@@ -1,0 +1,1564 @@
+package patterns
+
+// Learning records from Python source: LearnSites reads a source tree (such
+// as an installed sglang package) and finds every raise, assert and logging
+// call with its message template; Learned turns those sites into records, so
+// that the messages of a new release are known without writing them by hand.
+//
+// The Python is read by a small tokenizer written here, not by Python: it
+// knows comments, every string literal form (quotes, prefixes, escapes,
+// f-string replacement fields) and bracket nesting, which is all that is
+// needed to find statements and their first argument.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// RaiseSite is one raise, assert or logging call found in Python source.
+type RaiseSite struct {
+	// File is the slash-separated path of the source file inside the tree.
+	File string `json:"file"`
+	// Line is the first line of the statement (raise, assert) or call
+	// (logger); EndLine is its last line.
+	Line    int `json:"line"`
+	EndLine int `json:"end_line"`
+	// Function is the qualified name of the innermost enclosing def, with
+	// the classes and functions around it joined by dots
+	// ("Scheduler.run.step"), or "<module>" outside any def or class.
+	Function string `json:"function"`
+	// Kind is raise, assert, logger.error, logger.exception,
+	// logger.warning or logger.critical.
+	Kind string `json:"kind"`
+	// Class is the exception class as written (dotted names kept),
+	// AssertionError for an assert, empty for a logging call.
+	Class string `json:"class,omitempty"`
+	// Message is the message template: literal text, with each run-time
+	// part as written ({expr} of an f-string or concatenation, %s of
+	// %-formatting, {} of str.format). Empty when the first argument is
+	// not a string (raise ValueError(msg), an assert without a message).
+	Message string `json:"message,omitempty"`
+	// Form is how the message is built: literal, fstring, percent, format
+	// or concat; empty without a message.
+	Form string `json:"message_form,omitempty"`
+	// Regex is an unanchored regular expression for the message: literal
+	// text escaped, every run-time part ".*?". It uses only syntax that Go
+	// and Python's re both accept: regexp.QuoteMeta escapes, \n, \t, \r
+	// and \xHH for control characters.
+	Regex string `json:"message_regex,omitempty"`
+}
+
+// LearnStats counts what was found and what was left out, by reason.
+type LearnStats struct {
+	// Files is the number of Python files read, Sites the number of sites
+	// found in them.
+	Files, Sites int
+	// Skipped counts the sites that did not become records of their own,
+	// by reason (see Learned).
+	Skipped map[string]int
+}
+
+// Reasons a site does not become a record of its own.
+const (
+	SkipNoMessage = "no message"      // the message is not a string in the source
+	SkipGeneric   = "too generic"     // no line passes the MinLearnedLiteral rule
+	SkipSame      = "same message"    // merged into an earlier site's record
+	SkipControl   = "control chars"   // the message line holds terminal control bytes
+	SkipInvalid   = "invalid pattern" // the regex does not parse, compile or match its sample
+)
+
+// MinLearnedLiteral is the rule for messages too generic to recognise
+// safely: a message is learned only when one of its lines has a literal run
+// (the text between two run-time parts) that, with leading and trailing
+// spaces and punctuation trimmed, is at least MinLearnedLiteral bytes long
+// and holds at least two words. "{name} is not divisible by {n}" is learned;
+// "{x} not found", "actual_objs={actual_objs!r}" and "{a}: {b}" are not.
+const MinLearnedLiteral = 12
+
+// learnPlaceholder is what every run-time part of a message becomes.
+const learnPlaceholder = ".*?"
+
+// learnSkipDirs are directories of test code, which LearnSites does not read.
+var learnSkipDirs = map[string]bool{"test": true, "tests": true, "testing": true, "unittest": true, "unit_tests": true, "__pycache__": true}
+
+// LearnSites walks fsys and returns the raise, assert and logging sites of
+// every .py file in it, in file order and then line order. Test code is left
+// out: directories named test, tests, testing, unittest or unit_tests, hidden
+// directories, and files named test_*.py, *_test.py or conftest.py. A bare
+// re-raise (raise with no expression) is not a site. An error names the file
+// and line.
+func LearnSites(fsys fs.FS) ([]RaiseSite, LearnStats, error) {
+	stats := LearnStats{Skipped: map[string]int{}}
+	var sites []RaiseSite
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		base := d.Name()
+		if d.IsDir() {
+			if name != "." && (learnSkipDirs[base] || strings.HasPrefix(base, ".")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(base, ".py") || strings.HasPrefix(base, "test_") ||
+			strings.HasSuffix(base, "_test.py") || base == "conftest.py" || !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		found, err := ParsePython(name, data)
+		if err != nil {
+			return err
+		}
+		stats.Files++
+		stats.Sites += len(found)
+		sites = append(sites, found...)
+		return nil
+	})
+	if err != nil {
+		return nil, stats, err
+	}
+	return sites, stats, nil
+}
+
+// ParsePython returns the raise, assert and logging sites of one Python
+// file. name is the file's path in the sites and in errors.
+func ParsePython(name string, src []byte) ([]RaiseSite, error) {
+	s := strings.TrimPrefix(string(src), "\uFEFF")
+	toks, err := pyTokenize(s)
+	if err != nil {
+		var le *pyLineError
+		if errors.As(err, &le) {
+			return nil, fmt.Errorf("%s:%d: %s", name, le.line, le.msg)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p := &pyParser{file: name, src: s, toks: toks}
+	p.parse()
+	return p.sites, nil
+}
+
+// ---- tokenizer ----
+
+type pyTokKind uint8
+
+const (
+	pyName pyTokKind = iota + 1
+	pyNumber
+	pyString
+	pyOp
+	pyNewline // end of a logical line
+)
+
+type pyToken struct {
+	kind          pyTokKind
+	text          string // source text; for a string, the whole literal
+	line, endLine int
+	start, end    int        // byte offsets in the source
+	indent        int        // indentation of the logical line it starts, or -1
+	parts         []tmplPart // a string's value
+	fstr          bool       // an f-string (or t-string)
+}
+
+func (t *pyToken) is(kind pyTokKind, text string) bool { return t.kind == kind && t.text == text }
+
+// tmplPart is a piece of a message: literal text, or a part filled in at run
+// time, kept as written (src).
+type tmplPart struct {
+	lit string
+	ph  bool
+	src string
+}
+
+// tmplBuilder collects message parts, joining adjacent literal text.
+type tmplBuilder struct {
+	parts []tmplPart
+	lit   strings.Builder
+}
+
+func (b *tmplBuilder) flush() {
+	if b.lit.Len() > 0 {
+		b.parts = append(b.parts, tmplPart{lit: b.lit.String()})
+		b.lit.Reset()
+	}
+}
+
+func (b *tmplBuilder) ph(src string) {
+	b.flush()
+	b.parts = append(b.parts, tmplPart{ph: true, src: src})
+}
+
+func (b *tmplBuilder) add(parts []tmplPart) {
+	for _, p := range parts {
+		if p.ph {
+			b.ph(p.src)
+		} else {
+			b.lit.WriteString(p.lit)
+		}
+	}
+}
+
+func (b *tmplBuilder) done() []tmplPart {
+	b.flush()
+	return b.parts
+}
+
+// pyLineError is a tokenizer error at a line.
+type pyLineError struct {
+	line int
+	msg  string
+}
+
+func (e *pyLineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+type pyLexer struct {
+	src       string
+	pos       int
+	line      int
+	lineStart int // offset of the current physical line
+	depth     int // bracket nesting
+	logical   bool
+	toks      []pyToken
+}
+
+// operators, longest first within each length.
+var pyOps3 = []string{"**=", "//=", ">>=", "<<=", "..."}
+var pyOps2 = []string{"**", "//", "==", "!=", "<=", ">=", "->", ":=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<", ">>", "@="}
+
+func pyTokenize(src string) ([]pyToken, error) {
+	lx := &pyLexer{src: src, line: 1, logical: true}
+	n := len(src)
+	for lx.pos < n {
+		c := src[lx.pos]
+		switch {
+		case c == '\n':
+			lx.pos++
+			lx.line++
+			lx.lineStart = lx.pos
+			if lx.depth == 0 {
+				lx.endLogical()
+			}
+		case c == ' ' || c == '\t' || c == '\f' || c == '\r':
+			lx.pos++
+		case c == '#':
+			for lx.pos < n && src[lx.pos] != '\n' {
+				lx.pos++
+			}
+		case c == '\\':
+			// A line continuation: the logical line goes on.
+			lx.pos++
+			if lx.pos < n && src[lx.pos] == '\r' {
+				lx.pos++
+			}
+			if lx.pos < n && src[lx.pos] == '\n' {
+				lx.pos++
+				lx.line++
+				lx.lineStart = lx.pos
+			}
+		case c == '"' || c == '\'':
+			if err := lx.str(lx.pos, ""); err != nil {
+				return nil, err
+			}
+		case pyIdentStart(c):
+			start := lx.pos
+			for lx.pos < n && pyIdentPart(src[lx.pos]) {
+				lx.pos++
+			}
+			word := src[start:lx.pos]
+			if lx.pos < n && (src[lx.pos] == '"' || src[lx.pos] == '\'') && pyStrPrefix(word) {
+				if err := lx.str(start, word); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			lx.emit(pyToken{kind: pyName, text: word, start: start, end: lx.pos})
+		case pyIsDigit(c) || (c == '.' && lx.pos+1 < n && pyIsDigit(src[lx.pos+1])):
+			start := lx.pos
+			hex := strings.HasPrefix(src[start:], "0x") || strings.HasPrefix(src[start:], "0X")
+			for lx.pos < n {
+				d := src[lx.pos]
+				if pyIdentPart(d) || d == '.' {
+					lx.pos++
+					continue
+				}
+				if (d == '+' || d == '-') && !hex && (src[lx.pos-1] == 'e' || src[lx.pos-1] == 'E') {
+					lx.pos++
+					continue
+				}
+				break
+			}
+			lx.emit(pyToken{kind: pyNumber, text: src[start:lx.pos], start: start, end: lx.pos})
+		default:
+			start := lx.pos
+			op := src[start : start+1]
+			for _, set := range [][]string{pyOps3, pyOps2} {
+				for _, o := range set {
+					if strings.HasPrefix(src[start:], o) {
+						op = o
+						break
+					}
+				}
+				if len(op) > 1 {
+					break
+				}
+			}
+			lx.pos += len(op)
+			switch op {
+			case "(", "[", "{":
+				lx.depth++
+			case ")", "]", "}":
+				if lx.depth > 0 {
+					lx.depth--
+				}
+			}
+			lx.emit(pyToken{kind: pyOp, text: op, start: start, end: lx.pos})
+		}
+	}
+	lx.endLogical()
+	return lx.toks, nil
+}
+
+func (lx *pyLexer) emit(t pyToken) {
+	t.line, t.endLine = lx.line, lx.line
+	t.indent = -1
+	if lx.logical {
+		t.indent = pyIndentWidth(lx.src[lx.lineStart:t.start])
+		lx.logical = false
+	}
+	lx.toks = append(lx.toks, t)
+}
+
+func (lx *pyLexer) endLogical() {
+	if k := len(lx.toks); k > 0 && lx.toks[k-1].kind != pyNewline {
+		lx.toks = append(lx.toks, pyToken{kind: pyNewline, line: lx.line, endLine: lx.line, start: lx.pos, end: lx.pos, indent: -1})
+	}
+	lx.logical = true
+}
+
+// str reads a string literal whose prefix starts at start and whose opening
+// quote is at lx.pos.
+func (lx *pyLexer) str(start int, prefix string) error {
+	end, parts, isF, err := pyScanString(lx.src, lx.pos, prefix)
+	if err != nil {
+		return &pyLineError{lx.line + strings.Count(lx.src[start:min(len(lx.src), lx.pos+pyErrOffset(err))], "\n"), err.Error()}
+	}
+	t := pyToken{kind: pyString, text: lx.src[start:end], start: start, end: end, parts: parts, fstr: isF}
+	lx.emit(t)
+	if nl := strings.Count(lx.src[start:end], "\n"); nl > 0 {
+		lx.line += nl
+		lx.lineStart = start + strings.LastIndexByte(lx.src[start:end], '\n') + 1
+		lx.toks[len(lx.toks)-1].endLine = lx.line
+	}
+	lx.pos = end
+	return nil
+}
+
+// pyScanError is a string that does not end; at is its offset from the
+// opening quote, for the line number.
+type pyScanError struct {
+	msg string
+	at  int
+}
+
+func (e *pyScanError) Error() string { return e.msg }
+
+func pyErrOffset(err error) int {
+	var se *pyScanError
+	if errors.As(err, &se) {
+		return se.at
+	}
+	return 0
+}
+
+// pyScanString reads the string literal whose opening quote is at q, with
+// the given prefix, and returns the offset after it and its value.
+func pyScanString(src string, q int, prefix string) (end int, parts []tmplPart, isF bool, err error) {
+	p := strings.ToLower(prefix)
+	isF = strings.ContainsAny(p, "ft")
+	raw := strings.Contains(p, "r")
+	isB := strings.Contains(p, "b")
+	quote := src[q]
+	triple := strings.HasPrefix(src[q:], strings.Repeat(string(quote), 3))
+	i := q + 1
+	if triple {
+		i = q + 3
+	}
+	s := pyStrScanner{src: src, quote: quote, triple: triple, raw: raw, isF: isF, isB: isB, open: q}
+	end, parts, err = s.body(i)
+	return end, parts, isF, err
+}
+
+type pyStrScanner struct {
+	src      string
+	quote    byte
+	triple   bool
+	raw, isF bool
+	isB      bool
+	open     int // offset of the opening quote
+	parts    tmplBuilder
+}
+
+func (s *pyStrScanner) fail(at int, msg string) error {
+	return &pyScanError{msg: msg, at: at - s.open}
+}
+
+func (s *pyStrScanner) closesAt(i int) bool {
+	if s.triple {
+		return i+2 < len(s.src) && s.src[i] == s.quote && s.src[i+1] == s.quote && s.src[i+2] == s.quote
+	}
+	return s.src[i] == s.quote
+}
+
+func (s *pyStrScanner) body(i int) (int, []tmplPart, error) {
+	src := s.src
+	b := &s.parts
+	for {
+		if i >= len(src) {
+			return 0, nil, s.fail(s.open, "unterminated string literal")
+		}
+		c := src[i]
+		if s.closesAt(i) {
+			if s.triple {
+				return i + 3, b.done(), nil
+			}
+			return i + 1, b.done(), nil
+		}
+		if !s.triple && c == '\n' {
+			return 0, nil, s.fail(s.open, "unterminated string literal")
+		}
+		switch {
+		case c == '\\':
+			if i+1 >= len(src) {
+				return 0, nil, s.fail(s.open, "unterminated string literal")
+			}
+			if s.raw {
+				b.lit.WriteByte('\\')
+				if next := src[i+1]; s.isF && (next == '{' || next == '}') {
+					i++
+				} else {
+					b.lit.WriteByte(next)
+					i += 2
+				}
+				continue
+			}
+			i = s.escape(i)
+		case s.isF && c == '{':
+			if i+1 < len(src) && src[i+1] == '{' {
+				b.lit.WriteByte('{')
+				i += 2
+				continue
+			}
+			end, lit, ph, err := s.field(i)
+			if err != nil {
+				return 0, nil, err
+			}
+			b.lit.WriteString(lit)
+			b.ph(ph)
+			i = end
+		case s.isF && c == '}':
+			b.lit.WriteByte('}')
+			i++
+			if i < len(src) && src[i] == '}' {
+				i++
+			}
+		default:
+			b.lit.WriteByte(c)
+			i++
+		}
+	}
+}
+
+// pySimpleEscapes are the one-letter escapes of a string literal.
+var pySimpleEscapes = map[byte]byte{'a': 7, 'b': 8, 'f': 12, 'n': '\n', 'r': '\r', 't': '\t', 'v': 11}
+
+// pyUnicodeNames are the \N{…} names common in messages. Others become a
+// run-time part of the message.
+var pyUnicodeNames = map[string]rune{
+	"EM DASH": '—', "EN DASH": '–', "BULLET": '•', "HORIZONTAL ELLIPSIS": '…', "DEGREE SIGN": '°',
+	"RIGHTWARDS ARROW": '→', "MULTIPLICATION SIGN": '×', "CHECK MARK": '✓', "NO-BREAK SPACE": '\u00a0',
+	"WARNING SIGN": '⚠', "GREEK SMALL LETTER MU": 'μ', "MICRO SIGN": 'µ',
+}
+
+// escape decodes the escape sequence at src[i] == '\\' and returns the
+// offset after it.
+func (s *pyStrScanner) escape(i int) int {
+	src, b := s.src, &s.parts
+	c := src[i+1]
+	switch c {
+	case '\n':
+		return i + 2
+	case '\r':
+		if i+2 < len(src) && src[i+2] == '\n' {
+			return i + 3
+		}
+		return i + 2
+	case '\\', '\'', '"':
+		b.lit.WriteByte(c)
+		return i + 2
+	case 'a', 'b', 'f', 'n', 'r', 't', 'v':
+		b.lit.WriteByte(pySimpleEscapes[c])
+		return i + 2
+	case '0', '1', '2', '3', '4', '5', '6', '7':
+		j := i + 1
+		for j < len(src) && j < i+4 && src[j] >= '0' && src[j] <= '7' {
+			j++
+		}
+		v, _ := strconv.ParseUint(src[i+1:j], 8, 32)
+		b.lit.WriteRune(rune(v))
+		return j
+	case 'x', 'u', 'U':
+		width := 2
+		if c == 'u' {
+			width = 4
+		} else if c == 'U' {
+			width = 8
+		}
+		if c != 'x' && s.isB {
+			break
+		}
+		if i+2+width <= len(src) {
+			if v, err := strconv.ParseUint(src[i+2:i+2+width], 16, 32); err == nil && utf8.ValidRune(rune(v)) {
+				b.lit.WriteRune(rune(v))
+				return i + 2 + width
+			}
+		}
+	case 'N':
+		if s.isB || i+2 >= len(src) || src[i+2] != '{' {
+			break
+		}
+		if j := strings.IndexByte(src[i+3:], '}'); j >= 0 {
+			name := src[i+3 : i+3+j]
+			if r, ok := pyUnicodeNames[strings.ToUpper(name)]; ok {
+				b.lit.WriteRune(r)
+			} else {
+				b.ph(src[i : i+4+j])
+			}
+			return i + 4 + j
+		}
+	}
+	// Not an escape: the backslash stays, and the next character is read
+	// on its own (it may open an f-string field).
+	b.lit.WriteByte('\\')
+	return i + 1
+}
+
+// field reads the f-string replacement field opening at src[i] == '{'. It
+// returns the offset after its closing brace, the literal text it prints
+// before its value (the expression and "=" of a {x=} debug field), and its
+// source as written for the message.
+func (s *pyStrScanner) field(i int) (end int, lit, ph string, err error) {
+	src := s.src
+	start := i
+	i++
+	exprStart, exprEnd := i, -1
+	depth := 0
+	spec := false
+scan:
+	for {
+		if i >= len(src) {
+			return 0, "", "", s.fail(start, "unterminated f-string field")
+		}
+		c := src[i]
+		switch {
+		case c == '(' || c == '[' || c == '{':
+			depth++
+			i++
+		case c == ')' || c == ']':
+			depth--
+			i++
+		case c == '}':
+			if depth > 0 {
+				depth--
+				i++
+				continue
+			}
+			exprEnd = i
+			break scan
+		case c == '\'' || c == '"':
+			// A string inside the expression (of either quote since
+			// Python 3.12).
+			e, _, _, err := pyScanString(src, i, "")
+			if err != nil {
+				return 0, "", "", s.fail(i, err.Error())
+			}
+			i = e
+		case pyIdentStart(c):
+			j := i
+			for j < len(src) && pyIdentPart(src[j]) {
+				j++
+			}
+			if j < len(src) && (src[j] == '"' || src[j] == '\'') && pyStrPrefix(src[i:j]) {
+				e, _, _, err := pyScanString(src, j, src[i:j])
+				if err != nil {
+					return 0, "", "", s.fail(j, err.Error())
+				}
+				j = e
+			}
+			i = j
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '!' && depth == 0 && i+1 < len(src) && src[i+1] != '=':
+			exprEnd = i
+			i++
+			for i < len(src) && pyIdentPart(src[i]) {
+				i++
+			}
+			if i < len(src) && src[i] == ':' {
+				spec = true
+			}
+			break scan
+		case c == ':' && depth == 0:
+			exprEnd = i
+			spec = true
+			break scan
+		case c == '\\' && i+1 < len(src):
+			i += 2
+		default:
+			i++
+		}
+	}
+	if spec {
+		// The format spec: literal text and nested {fields}, up to the
+		// closing brace.
+		i++
+		for {
+			if i >= len(src) || s.closesAt(i) || (!s.triple && src[i] == '\n') {
+				return 0, "", "", s.fail(start, "unterminated f-string field")
+			}
+			c := src[i]
+			if c == '{' {
+				e, _, _, err := s.field(i)
+				if err != nil {
+					return 0, "", "", err
+				}
+				i = e
+				continue
+			}
+			if c == '\\' && !s.raw && i+1 < len(src) {
+				i += 2
+				continue
+			}
+			i++
+			if c == '}' {
+				break
+			}
+		}
+	} else {
+		i++ // the closing brace
+	}
+	end = i
+	expr := src[exprStart:exprEnd]
+	ph = pyCollapseSpace(src[start:end])
+	if t := strings.TrimRight(expr, " \t\r\n"); len(t) >= 2 && t[len(t)-1] == '=' && !strings.ContainsRune("=!<>", rune(t[len(t)-2])) {
+		// {x=} prints "x=" and then the value (its repr unless a
+		// conversion or format spec says otherwise).
+		rest := src[exprEnd : end-1]
+		if rest == "" {
+			rest = "!r"
+		}
+		return end, expr, "{" + strings.TrimSpace(t[:len(t)-1]) + pyCollapseSpace(rest) + "}", nil
+	}
+	return end, "", ph, nil
+}
+
+func pyIndentWidth(ws string) int {
+	w := 0
+	for i := 0; i < len(ws); i++ {
+		switch ws[i] {
+		case '\t':
+			w = (w/8 + 1) * 8
+		case '\f':
+			w = 0
+		default:
+			w++
+		}
+	}
+	return w
+}
+
+func pyIdentStart(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80
+}
+
+func pyIdentPart(c byte) bool { return pyIdentStart(c) || pyIsDigit(c) }
+
+func pyIsDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// pyStrPrefix reports whether word is a string prefix: r, u, b, f, t and
+// their valid pairs, in any case.
+func pyStrPrefix(word string) bool {
+	switch strings.ToLower(word) {
+	case "r", "u", "b", "f", "t", "br", "rb", "fr", "rf", "tr", "rt":
+		return true
+	}
+	return false
+}
+
+func pyCollapseSpace(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") && !strings.Contains(s, "  ") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ---- statements ----
+
+type pyScope struct {
+	indent int
+	name   string
+}
+
+type pyParser struct {
+	file  string
+	src   string
+	toks  []pyToken
+	sites []RaiseSite
+	stack []pyScope
+}
+
+// pyLoggerReceivers are the names a logging call is made on (the last
+// component of a dotted receiver such as self.logger).
+var pyLoggerReceivers = map[string]bool{"logger": true, "_logger": true, "LOGGER": true, "_LOGGER": true,
+	"log": true, "_log": true, "LOG": true, "logging": true}
+
+// pyLoggerMethods maps a logging method to the site kind.
+var pyLoggerMethods = map[string]string{
+	"error": "logger.error", "exception": "logger.exception",
+	"warning": "logger.warning", "warning_once": "logger.warning", "warn": "logger.warning", "warn_once": "logger.warning",
+	"critical": "logger.critical", "fatal": "logger.critical",
+}
+
+func (p *pyParser) parse() {
+	for i := 0; i < len(p.toks); {
+		j := i
+		for j < len(p.toks) && p.toks[j].kind != pyNewline {
+			j++
+		}
+		if j > i {
+			p.logicalLine(p.toks[i:j])
+		}
+		i = j + 1
+	}
+}
+
+func (p *pyParser) logicalLine(line []pyToken) {
+	if ind := line[0].indent; ind >= 0 {
+		for len(p.stack) > 0 && p.stack[len(p.stack)-1].indent >= ind {
+			p.stack = p.stack[:len(p.stack)-1]
+		}
+		k := 0
+		if line[0].is(pyName, "async") {
+			k = 1
+		}
+		if k+1 < len(line) && (line[k].is(pyName, "def") || line[k].is(pyName, "class")) && line[k+1].kind == pyName {
+			p.stack = append(p.stack, pyScope{ind, line[k+1].text})
+		}
+	}
+	for k := range line {
+		t := &line[k]
+		if t.kind != pyName {
+			continue
+		}
+		switch {
+		case t.text == "raise" && (k == 0 || !line[k-1].is(pyOp, ".")):
+			p.raise(line[k:pyStatementEnd(line, k+1)])
+		case t.text == "assert" && (k == 0 || !line[k-1].is(pyOp, ".")):
+			p.assert(line[k:pyStatementEnd(line, k+1)])
+		case pyLoggerReceivers[t.text] && k+3 < len(line) && line[k+1].is(pyOp, ".") &&
+			line[k+2].kind == pyName && pyLoggerMethods[line[k+2].text] != "" && line[k+3].is(pyOp, "("):
+			first := k
+			for first >= 2 && line[first-1].is(pyOp, ".") && line[first-2].kind == pyName {
+				first -= 2
+			}
+			p.logCall(line, first, k+3, pyLoggerMethods[line[k+2].text])
+		}
+	}
+}
+
+// function is the qualified name of the current scope.
+func (p *pyParser) function() string {
+	if len(p.stack) == 0 {
+		return "<module>"
+	}
+	names := make([]string, len(p.stack))
+	for i, s := range p.stack {
+		names[i] = s.name
+	}
+	return strings.Join(names, ".")
+}
+
+// pyStatementEnd returns the index of the ";" ending the statement that
+// starts at from, or len(line).
+func pyStatementEnd(line []pyToken, from int) int {
+	depth := 0
+	for k := from; k < len(line); k++ {
+		t := &line[k]
+		if t.kind != pyOp {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case ";":
+			if depth <= 0 {
+				return k
+			}
+		}
+	}
+	return len(line)
+}
+
+// pyClosing returns the index of the bracket closing the one at toks[open],
+// or len(toks).
+func pyClosing(toks []pyToken, open int) int {
+	depth := 0
+	for k := open; k < len(toks); k++ {
+		if toks[k].kind != pyOp {
+			continue
+		}
+		switch toks[k].text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return len(toks)
+}
+
+// pySplitTop splits toks at the operator sep outside brackets.
+func pySplitTop(toks []pyToken, sep string) [][]pyToken {
+	var out [][]pyToken
+	depth, last := 0, 0
+	for k := range toks {
+		t := &toks[k]
+		if t.kind != pyOp {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case sep:
+			if depth != 0 {
+				continue
+			}
+			// A + or - after an operator (or first) is unary.
+			if (sep == "+" || sep == "-") && (k == 0 || (toks[k-1].kind == pyOp && !strings.Contains(")]}", toks[k-1].text))) {
+				continue
+			}
+			out = append(out, toks[last:k])
+			last = k + 1
+		}
+	}
+	return append(out, toks[last:])
+}
+
+// pyCallArgs splits the arguments of a call whose parentheses enclose toks.
+// positional counts the arguments after the first that are not keyword
+// arguments.
+func pyCallArgs(toks []pyToken) (first []pyToken, positional int) {
+	list := pySplitTop(toks, ",")
+	if n := len(list); n > 0 && len(list[n-1]) == 0 {
+		list = list[:n-1] // trailing comma
+	}
+	if len(list) == 0 {
+		return nil, 0
+	}
+	isKeyword := func(a []pyToken) bool {
+		return len(a) >= 2 && a[0].kind == pyName && a[1].is(pyOp, "=") || len(a) > 0 && a[0].is(pyOp, "**")
+	}
+	for _, a := range list[1:] {
+		if len(a) > 0 && !isKeyword(a) {
+			positional++
+		}
+	}
+	if isKeyword(list[0]) || len(list[0]) > 0 && list[0][0].is(pyOp, "*") {
+		return nil, positional
+	}
+	return list[0], positional
+}
+
+func (p *pyParser) add(s RaiseSite, first, last *pyToken, msg []pyToken, lazy bool) {
+	s.File = p.file
+	s.Line = first.line
+	s.EndLine = last.endLine
+	s.Function = p.function()
+	if len(msg) > 0 {
+		if m, ok := p.message(msg, lazy); ok {
+			s.Message = renderTemplate(m.shown)
+			s.Form = m.form
+			s.Regex = templateRegex(m.parts)
+		}
+	}
+	p.sites = append(p.sites, s)
+}
+
+func (p *pyParser) raise(stmt []pyToken) {
+	last := &stmt[len(stmt)-1]
+	expr := stmt[1:]
+	if len(expr) == 0 {
+		return // a bare re-raise
+	}
+	for k := range expr {
+		if expr[k].is(pyName, "from") && pyDepthAt(expr, k) == 0 {
+			expr = expr[:k]
+			break
+		}
+	}
+	if len(expr) == 0 {
+		return
+	}
+	for expr[0].is(pyOp, "(") && pyClosing(expr, 0) == len(expr)-1 && len(expr) > 2 {
+		expr = expr[1 : len(expr)-1] // raise (X("…"))
+	}
+	// The exception is the first call of a primary chain: X(…),
+	// errors.X(…), table[0](…), X(…).with_traceback(tb).
+	s := RaiseSite{Kind: "raise", Class: p.source(expr)}
+	if expr[0].kind == pyName {
+		for k := 1; k <= len(expr); {
+			switch {
+			case k == len(expr):
+				k++
+			case k+1 < len(expr) && expr[k].is(pyOp, ".") && expr[k+1].kind == pyName:
+				k += 2
+				continue
+			case expr[k].is(pyOp, "["):
+				k = pyClosing(expr, k) + 1
+				continue
+			case expr[k].is(pyOp, "("):
+				s.Class = p.source(expr[:k])
+				first, _ := pyCallArgs(expr[k+1 : pyClosing(expr, k)])
+				p.add(s, &stmt[0], last, first, false)
+				return
+			}
+			break
+		}
+	}
+	p.add(s, &stmt[0], last, nil, false)
+}
+
+// pyDepthAt is the bracket depth before toks[k].
+func pyDepthAt(toks []pyToken, k int) int {
+	depth := 0
+	for i := 0; i < k; i++ {
+		if toks[i].kind == pyOp {
+			switch toks[i].text {
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				depth--
+			}
+		}
+	}
+	return depth
+}
+
+func (p *pyParser) assert(stmt []pyToken) {
+	last := &stmt[len(stmt)-1]
+	parts := pySplitTop(stmt[1:], ",")
+	var msg []pyToken
+	if len(parts) >= 2 {
+		msg = parts[1]
+	}
+	p.add(RaiseSite{Kind: "assert", Class: "AssertionError"}, &stmt[0], last, msg, false)
+}
+
+func (p *pyParser) logCall(line []pyToken, first, open int, kind string) {
+	end := pyClosing(line, open)
+	last := &line[min(end, len(line)-1)]
+	msg, positional := pyCallArgs(line[open+1 : end])
+	p.add(RaiseSite{Kind: kind}, &line[first], last, msg, positional > 0)
+}
+
+// source is the source text of toks, whitespace collapsed.
+func (p *pyParser) source(toks []pyToken) string {
+	if len(toks) == 0 {
+		return ""
+	}
+	return pyCollapseSpace(p.src[toks[0].start:toks[len(toks)-1].end])
+}
+
+// pyMessage is a message read from the source: as written (shown, with
+// %s, {} and %% kept) and as printed (parts, with formatting applied).
+type pyMessage struct {
+	shown, parts []tmplPart
+	form         string
+}
+
+// message reads a message expression. lazy is set for a logging call with
+// arguments, which %-formats its message. ok is false when the expression
+// is not a string.
+func (p *pyParser) message(toks []pyToken, lazy bool) (m pyMessage, ok bool) {
+	terms := pySplitTop(toks, "+")
+	if len(terms) == 1 {
+		m, ok = p.term(toks)
+	} else {
+		var shown, parts tmplBuilder
+		for _, t := range terms {
+			if tm, isStr := p.term(t); isStr {
+				ok = true
+				shown.add(tm.shown)
+				parts.add(tm.parts)
+			} else {
+				src := "{" + p.source(t) + "}"
+				shown.ph(src)
+				parts.ph(src)
+			}
+		}
+		m = pyMessage{shown.done(), parts.done(), "concat"}
+	}
+	if !ok {
+		return pyMessage{}, false
+	}
+	if lazy {
+		m.parts, m.form = pyApplyPercent(m.parts), "percent"
+	}
+	return m, true
+}
+
+// term reads one operand of a + chain: string literals (adjacent ones
+// joined), possibly %-formatted or .format()ted, or a parenthesised
+// message.
+func (p *pyParser) term(toks []pyToken) (pyMessage, bool) {
+	if len(toks) == 0 {
+		return pyMessage{}, false
+	}
+	var m pyMessage
+	var rest []pyToken
+	if toks[0].is(pyOp, "(") {
+		// ("…" "…"), or ("…") % x
+		end := pyClosing(toks, 0)
+		inner := toks[1:min(end, len(toks))]
+		if len(pySplitTop(inner, ",")) > 1 {
+			return pyMessage{}, false // a tuple
+		}
+		var ok bool
+		if m, ok = p.message(inner, false); !ok {
+			return pyMessage{}, false
+		}
+		rest = toks[min(end+1, len(toks)):]
+	} else {
+		k := 0
+		var b tmplBuilder
+		isF := false
+		for k < len(toks) && toks[k].kind == pyString {
+			b.add(toks[k].parts)
+			isF = isF || toks[k].fstr
+			k++
+		}
+		if k == 0 {
+			return pyMessage{}, false
+		}
+		parts := b.done()
+		m = pyMessage{shown: parts, parts: parts, form: "literal"}
+		if isF {
+			m.form = "fstring"
+		}
+		rest = toks[k:]
+	}
+	switch {
+	case len(rest) == 0:
+		return m, true
+	case rest[0].is(pyOp, "%"):
+		m.parts, m.form = pyApplyPercent(m.parts), "percent"
+		return m, true
+	case len(rest) >= 3 && rest[0].is(pyOp, ".") && rest[1].is(pyName, "format") && rest[2].is(pyOp, "(") &&
+		pyClosing(rest, 2) == len(rest)-1:
+		m.parts, m.form = pyApplyFormat(m.parts), "format"
+		return m, true
+	}
+	return pyMessage{}, false
+}
+
+// pyPercentRE is one %-format conversion.
+var pyPercentRE = regexp.MustCompile(`^%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?[diouxXeEfFgGcrsa]`)
+
+// pyApplyPercent turns the %-conversions of literal parts into run-time parts
+// and %% into %.
+func pyApplyPercent(parts []tmplPart) []tmplPart {
+	var b tmplBuilder
+	for _, pt := range parts {
+		if pt.ph {
+			b.ph(pt.src)
+			continue
+		}
+		s := pt.lit
+		for s != "" {
+			i := strings.IndexByte(s, '%')
+			if i < 0 {
+				b.lit.WriteString(s)
+				break
+			}
+			b.lit.WriteString(s[:i])
+			s = s[i:]
+			if strings.HasPrefix(s, "%%") {
+				b.lit.WriteByte('%')
+				s = s[2:]
+				continue
+			}
+			if m := pyPercentRE.FindString(s); m != "" {
+				b.ph(m)
+				s = s[len(m):]
+				continue
+			}
+			b.lit.WriteByte('%')
+			s = s[1:]
+		}
+	}
+	return b.done()
+}
+
+// pyApplyFormat turns the {fields} of literal parts into run-time parts, and
+// {{ and }} into braces, as str.format does.
+func pyApplyFormat(parts []tmplPart) []tmplPart {
+	var b tmplBuilder
+	for _, pt := range parts {
+		if pt.ph {
+			b.ph(pt.src)
+			continue
+		}
+		s := pt.lit
+		for i := 0; i < len(s); {
+			c := s[i]
+			switch {
+			case (c == '{' || c == '}') && i+1 < len(s) && s[i+1] == c:
+				b.lit.WriteByte(c)
+				i += 2
+			case c == '{':
+				depth, j := 0, i
+				for ; j < len(s); j++ {
+					if s[j] == '{' {
+						depth++
+					} else if s[j] == '}' {
+						depth--
+						if depth == 0 {
+							break
+						}
+					}
+				}
+				if j >= len(s) {
+					b.lit.WriteString(s[i:])
+					i = len(s)
+					continue
+				}
+				b.ph(s[i : j+1])
+				i = j + 1
+			default:
+				b.lit.WriteByte(c)
+				i++
+			}
+		}
+	}
+	return b.done()
+}
+
+func renderTemplate(parts []tmplPart) string {
+	var b strings.Builder
+	for _, pt := range parts {
+		if pt.ph {
+			b.WriteString(pt.src)
+		} else {
+			b.WriteString(pt.lit)
+		}
+	}
+	return strings.ToValidUTF8(b.String(), "\uFFFD")
+}
+
+// templateRegex is the unanchored regex of a message: literal text escaped,
+// each run of run-time parts ".*?".
+func templateRegex(parts []tmplPart) string {
+	var b strings.Builder
+	prevPh := false
+	for _, pt := range parts {
+		if pt.ph {
+			if !prevPh {
+				b.WriteString(learnPlaceholder)
+			}
+			prevPh = true
+			continue
+		}
+		if pt.lit == "" {
+			continue
+		}
+		b.WriteString(quoteTemplateLiteral(strings.ToValidUTF8(pt.lit, "\uFFFD")))
+		prevPh = false
+	}
+	return b.String()
+}
+
+// quoteTemplateLiteral escapes text for a regex that Go and Python both read the
+// same: regexp.QuoteMeta's escapes, and \n, \t, \r or \xHH for control
+// characters.
+func quoteTemplateLiteral(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < utf8.RuneSelf && strings.ContainsRune(`\.+*?()|[]{}^$`, r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// templateFromRegex reads back a regex made by templateRegex (or any regex of that
+// syntax): ok is false when it holds anything else.
+func templateFromRegex(re string) (parts []tmplPart, ok bool) {
+	var b tmplBuilder
+	for i := 0; i < len(re); {
+		if strings.HasPrefix(re[i:], learnPlaceholder) {
+			b.ph("…")
+			i += len(learnPlaceholder)
+			continue
+		}
+		c := re[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(re) {
+				return nil, false
+			}
+			n := re[i+1]
+			switch {
+			case n == 'n':
+				b.lit.WriteByte('\n')
+			case n == 't':
+				b.lit.WriteByte('\t')
+			case n == 'r':
+				b.lit.WriteByte('\r')
+			case n == 'x':
+				if i+4 > len(re) {
+					return nil, false
+				}
+				v, err := strconv.ParseUint(re[i+2:i+4], 16, 8)
+				if err != nil {
+					return nil, false
+				}
+				b.lit.WriteRune(rune(v))
+				i += 4
+				continue
+			case n < utf8.RuneSelf && (n == ' ' || unicode.IsPunct(rune(n)) || unicode.IsSymbol(rune(n))):
+				b.lit.WriteByte(n)
+			default:
+				return nil, false
+			}
+			i += 2
+		case strings.IndexByte(`.+*?()|[]{}^$`, c) >= 0:
+			return nil, false
+		default:
+			b.lit.WriteByte(c)
+			i++
+		}
+	}
+	return b.done(), true
+}
+
+// ---- records ----
+
+// Learned turns sites into records: one per distinct pattern. Sites with the
+// same message are merged into one record, which keeps the first site in
+// Where, notes how many others there are, and takes the highest severity
+// among them. A message spanning several lines is recognised by its first
+// line that passes the rule of MinLearnedLiteral; messages with no such
+// line are left out as too generic. stats.Skipped counts every site that
+// did not become a record of its own, by reason (the Skip* constants).
+//
+// Each record's id is learned/<file path without .py, slashes as
+// dots>/<first words of the message>, made unique with a numeric suffix;
+// its Origin is file:line; its one test line is the message with every
+// run-time part filled with "x" (after the exception class for a raise or
+// assert), and it matches the record's own regex. Severity: error for raise,
+// assert, logger.error and logger.exception; fatal for logger.critical;
+// warning for logger.warning.
+func Learned(sites []RaiseSite, repo string, stats *LearnStats) []*Record {
+	if stats.Skipped == nil {
+		stats.Skipped = map[string]int{}
+	}
+	var recs []*Record
+	byRegex := map[string]*learnedRecord{}
+	ids := map[string]bool{}
+	var order []*learnedRecord
+	for i := range sites {
+		s := &sites[i]
+		if s.Regex == "" {
+			stats.Skipped[SkipNoMessage]++
+			continue
+		}
+		parts, ok := templateFromRegex(s.Regex)
+		if !ok || !utf8.ValidString(s.Regex) {
+			stats.Skipped[SkipInvalid]++
+			continue
+		}
+		line, first, ok := learnDistinctiveLine(parts)
+		if !ok {
+			stats.Skipped[SkipGeneric]++
+			continue
+		}
+		if templateHasControl(line) {
+			stats.Skipped[SkipControl]++
+			continue
+		}
+		re := templateRegex(trimTemplatePlaceholders(line))
+		if lr := byRegex[re]; lr != nil {
+			lr.others++
+			lr.rec.Severity = max(lr.rec.Severity, siteSeverity(s.Kind))
+			stats.Skipped[SkipSame]++
+			continue
+		}
+		r, err := newLearnedRecord(s, repo, re, line, first, ids)
+		if err != nil {
+			stats.Skipped[SkipInvalid]++
+			continue
+		}
+		lr := &learnedRecord{rec: r, site: s}
+		byRegex[re] = lr
+		order = append(order, lr)
+	}
+	for _, lr := range order {
+		if lr.others > 0 {
+			lr.rec.Cause += fmt.Sprintf(" The same message appears at %d other %s in the source.", lr.others, learnPlural(lr.others, "place", "places"))
+		}
+		recs = append(recs, lr.rec)
+	}
+	return recs
+}
+
+type learnedRecord struct {
+	rec    *Record
+	site   *RaiseSite
+	others int
+}
+
+func learnPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func siteSeverity(kind string) Severity {
+	switch kind {
+	case "logger.critical":
+		return SeverityFatal
+	case "logger.warning":
+		return SeverityWarning
+	}
+	return SeverityError
+}
+
+// learnDistinctiveLine returns the first line of a message that passes the rule
+// of MinLearnedLiteral, and whether it is the message's first line.
+func learnDistinctiveLine(parts []tmplPart) (line []tmplPart, first, ok bool) {
+	for i, l := range templateLines(parts) {
+		for _, pt := range l {
+			if !pt.ph && learnDistinctive(pt.lit) {
+				return l, i == 0, true
+			}
+		}
+	}
+	return nil, false, false
+}
+
+// learnDistinctive reports whether a literal run passes the rule of
+// MinLearnedLiteral.
+func learnDistinctive(lit string) bool {
+	t := strings.TrimFunc(lit, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(t) < MinLearnedLiteral {
+		return false
+	}
+	words := 0
+	for _, w := range strings.Fields(t) {
+		if strings.IndexFunc(w, unicode.IsLetter) >= 0 {
+			words++
+		}
+	}
+	return words >= 2
+}
+
+// templateLines splits a message at the line breaks of its literal text.
+func templateLines(parts []tmplPart) [][]tmplPart {
+	var lines [][]tmplPart
+	var cur []tmplPart
+	for _, pt := range parts {
+		if pt.ph {
+			cur = append(cur, pt)
+			continue
+		}
+		segs := strings.Split(strings.ReplaceAll(pt.lit, "\r", "\n"), "\n")
+		for i, seg := range segs {
+			if i > 0 {
+				lines = append(lines, cur)
+				cur = nil
+			}
+			if seg != "" {
+				cur = append(cur, tmplPart{lit: seg})
+			}
+		}
+	}
+	return append(lines, cur)
+}
+
+func trimTemplatePlaceholders(line []tmplPart) []tmplPart {
+	for len(line) > 0 && line[0].ph {
+		line = line[1:]
+	}
+	for len(line) > 0 && line[len(line)-1].ph {
+		line = line[:len(line)-1]
+	}
+	return line
+}
+
+func templateHasControl(line []tmplPart) bool {
+	for _, pt := range line {
+		if strings.IndexFunc(pt.lit, func(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// fillLine renders a line with each run-time part as repl.
+func fillLine(line []tmplPart, repl string) string {
+	var b strings.Builder
+	for _, pt := range line {
+		if pt.ph {
+			b.WriteString(repl)
+		} else {
+			b.WriteString(pt.lit)
+		}
+	}
+	return b.String()
+}
+
+var learnSlugWordRE = regexp.MustCompile(`[a-z0-9]+`)
+
+// learnClassLikeRE is an exception class name as a traceback prints it.
+var learnClassLikeRE = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*$`)
+
+func newLearnedRecord(s *RaiseSite, repo, re string, line []tmplPart, first bool, ids map[string]bool) (*Record, error) {
+	family := strings.TrimSuffix(s.File, ".py")
+	family = strings.Trim(slugRE.ReplaceAllString(strings.ToLower(strings.ReplaceAll(family, "/", ".")), "-"), "-._")
+	if family == "" {
+		family = "module"
+	}
+	words := learnSlugWordRE.FindAllString(strings.ToLower(fillLine(line, " ")), -1)
+	var slug string
+	for _, w := range words {
+		if len(slug)+len(w) > 40 && slug != "" {
+			break
+		}
+		if slug != "" {
+			slug += "-"
+		}
+		slug += w
+		if strings.Count(slug, "-") >= 5 {
+			break
+		}
+	}
+	if slug == "" {
+		slug = "message"
+	}
+	id := "learned/" + family + "/" + slug
+	for n := 2; ids[id]; n++ {
+		id = fmt.Sprintf("learned/%s/%s-%d", family, slug, n)
+	}
+	ids[id] = true
+
+	sample := fillLine(line, "x")
+	exc := ""
+	if s.Class != "" && learnClassLikeRE.MatchString(s.Class) {
+		exc = s.Class
+		if first && (s.Kind == "raise" || s.Kind == "assert") {
+			sample = exc + ": " + sample
+		}
+	}
+	title := strings.Join(strings.Fields(fillLine(line, "…")), " ")
+	if exc != "" {
+		title = exc + ": " + title
+	}
+	if utf8.RuneCountInString(title) > 100 {
+		title = string([]rune(title)[:99]) + "…"
+	}
+	fn := s.Function
+	if fn == "" {
+		fn = "<module>"
+	}
+	what := map[string]string{"raise": "raised", "assert": "an assertion that failed",
+		"logger.error": "logged at error level", "logger.exception": "logged at error level with a traceback",
+		"logger.warning": "logged as a warning", "logger.critical": "logged at critical level"}[s.Kind]
+	if what == "" {
+		what = "reported"
+	}
+	if s.Kind == "raise" && exc != "" {
+		what = "raised as " + exc
+	}
+	r := &Record{
+		ID:       id,
+		Title:    title,
+		Severity: siteSeverity(s.Kind),
+		Match:    Match{Exception: exc, Regex: re},
+		Where:    &Site{Repo: repo, File: s.File, Line: s.Line, Function: fn},
+		Cause: fmt.Sprintf("Learned from the source by tailfix patterns learn: this message is %s in %s (%s:%d).",
+			what, fn, s.File, s.Line),
+		Fix: Fix{Steps: []string{fmt.Sprintf("Read the code around %s:%d (%s) to see which condition leads to this message, and change the setting or input it checks.",
+			s.File, s.Line, fn)}},
+		Tags:   []string{"learned", strings.SplitN(s.Kind, ".", 2)[0]},
+		Tests:  Tests{Match: []string{sample}},
+		Origin: fmt.Sprintf("%s:%d", s.File, s.Line),
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	cre, err := regexp.Compile(re)
+	if err != nil {
+		return nil, err
+	}
+	if !cre.MatchString(sample) {
+		return nil, fmt.Errorf("%s does not match its own sample %q", re, sample)
+	}
+	return r, nil
+}
+
+// LearnedGroup is the pack file a learned record belongs in: the top-level
+// directory of its source file, or top for files at the top of the tree.
+func LearnedGroup(r *Record) string {
+	if r.Where == nil {
+		return "top"
+	}
+	dir, _, found := strings.Cut(r.Where.File, "/")
+	if !found || dir == "" {
+		return "top"
+	}
+	g := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(dir), "-"), "-._")
+	if g == "" {
+		return "top"
+	}
+	return g
+}
