@@ -107,7 +107,7 @@ func generated(f *matcher.Finding, r *patterns.Record) Remedy {
 	}
 	cause.WriteString(".")
 	if g.Guard != "" {
-		fmt.Fprintf(&cause, " It is raised when `%s` holds.", truncate(g.Guard, 200))
+		fmt.Fprintf(&cause, " It happens when `%s` holds.", truncate(g.Guard, 200))
 	}
 	cause.WriteString(" tailfix has no hand-written advice for it yet: the message, the code around it and the flags it names are the lead.")
 	var steps []string
