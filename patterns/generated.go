@@ -124,6 +124,20 @@ type Flag struct {
 	Deprecated bool
 	DefinedAt  string // file:line in sglang
 	Help       string
+	// Action is argparse's action: store, store_true, store_false, append…
+	Action string
+	// Nargs is argparse's nargs ("", "?", "*", "+", or a count).
+	Nargs string
+}
+
+// TakesValue reports whether the flag is followed by a value on the
+// command line.
+func (f *Flag) TakesValue() bool {
+	switch f.Action {
+	case "store_true", "store_false", "store_const", "count", "help", "version":
+		return false
+	}
+	return f.Nargs != "0"
 }
 
 // FlagTable is sglang's flag table, by every spelling and by dest.
@@ -142,14 +156,14 @@ var flagTable = sync.OnceValues(func() (*FlagTable, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 8 {
-			return nil, fmt.Errorf("patterns/generated/flags.tsv:%d: %d fields, want 8", n+1, len(f))
+		if len(f) != 10 {
+			return nil, fmt.Errorf("patterns/generated/flags.tsv:%d: %d fields, want 10", n+1, len(f))
 		}
 		for i := range f {
 			f[i] = untsv(f[i])
 		}
 		fl := &Flag{Names: strings.Fields(f[0]), Dest: f[1], Type: f[2], Default: f[3],
-			Deprecated: f[5] == "true", DefinedAt: f[6], Help: f[7]}
+			Deprecated: f[5] == "true", DefinedAt: f[6], Help: f[7], Action: f[8], Nargs: f[9]}
 		if f[4] != "" {
 			fl.Choices = strings.Split(f[4], "|")
 		}

@@ -49,6 +49,8 @@ type site struct {
 
 type serverArg struct {
 	Flag       []string `json:"flag"`
+	Action     string   `json:"action"`
+	Nargs      any      `json:"nargs"`
 	Dest       string   `json:"dest"`
 	Type       *string  `json:"type"`
 	Default    any      `json:"default"`
@@ -397,7 +399,7 @@ func writeSites(path string, recs []*record) error {
 
 func writeFlags(path string, args []serverArg) error {
 	var b strings.Builder
-	b.WriteString("# flags\tdest\ttype\tdefault\tchoices\tdeprecated\tdefined_at\thelp\n")
+	b.WriteString("# flags\tdest\ttype\tdefault\tchoices\tdeprecated\tdefined_at\thelp\taction\tnargs\n")
 	for _, a := range args {
 		def := ""
 		if a.Default != nil {
@@ -408,8 +410,12 @@ func writeFlags(path string, args []serverArg) error {
 		for _, c := range a.Choices {
 			choices = append(choices, fmt.Sprint(c))
 		}
+		nargs := ""
+		if a.Nargs != nil {
+			nargs = fmt.Sprint(a.Nargs)
+		}
 		fields := []string{strings.Join(a.Flag, " "), a.Dest, deref(a.Type), def,
-			strings.Join(choices, "|"), fmt.Sprint(a.Deprecated), a.DefinedAt, a.Help}
+			strings.Join(choices, "|"), fmt.Sprint(a.Deprecated), a.DefinedAt, a.Help, a.Action, nargs}
 		for i, f := range fields {
 			if i > 0 {
 				b.WriteByte('\t')
