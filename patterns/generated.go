@@ -137,6 +137,11 @@ func (f *Flag) TakesValue() bool {
 	case "store_true", "store_false", "store_const", "count", "help", "version":
 		return false
 	}
+	for _, kind := range []string{"StoreTrue", "StoreFalse", "StoreConst", "BooleanOptional"} {
+		if strings.Contains(f.Action, kind) {
+			return false
+		}
+	}
 	return f.Nargs != "0"
 }
 
