@@ -36,6 +36,9 @@ type Finding struct {
 	// Partial is true for a traceback cut before its exception line: it
 	// says where the error happened but not what it was.
 	Partial bool
+	// Config is the configuration of the server whose log the finding
+	// was first seen in, when the log gave it.
+	Config Config
 	// wrapper is true for a record that wraps another error in its own
 	// message; it is a root cause only when nothing before it is.
 	wrapper bool
@@ -88,7 +91,7 @@ func (c *Correlator) Add(o Occurrence) (*Finding, bool) {
 		Exception: o.Exception, Message: o.Message, Captures: o.Captures,
 		Source: o.Source, Line: o.Line, EndLine: o.EndLine,
 		Count: 1, FirstSeen: o.Time, LastSeen: o.Time,
-		RootCause: true, Partial: o.Partial, src: c.sourceIndex(o.Source),
+		RootCause: true, Partial: o.Partial, src: c.sourceIndex(o.Source), Config: o.Config,
 	}
 	f.addRank(o.Rank)
 	if r := o.Record; r != nil {

@@ -43,6 +43,14 @@ type Occurrence struct {
 	// the end of the log, a kill, or another record. Message is then its
 	// last frame.
 	Partial bool
+	// Config is the server's configuration, when the input logged it
+	// before this event (sglang's server_args line).
+	Config Config
+}
+
+// Config is a server's configuration: a field's value by its name.
+type Config interface {
+	Lookup(name string) (any, bool)
 }
 
 // Ids of findings that no record knows.

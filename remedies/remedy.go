@@ -37,7 +37,11 @@ func For(f *matcher.Finding) Remedy {
 		if steps == nil {
 			steps = []string{}
 		}
-		return Remedy{Cause: strings.TrimSpace(r.Cause), Steps: steps, Before: r.Fix.Before, After: r.Fix.After}
+		// The user's own values where the log gave its configuration; a
+		// template's defaults otherwise.
+		before, _ := Render(r.Fix.Before, f.Config)
+		after, _ := Render(r.Fix.After, f.Config)
+		return Remedy{Cause: strings.TrimSpace(r.Cause), Steps: steps, Before: before, After: after}
 	}
 	if f.Partial {
 		return cutTraceback(f)

@@ -1,0 +1,39 @@
+package remedies
+
+import "testing"
+
+type mapConfig map[string]any
+
+func (m mapConfig) Lookup(name string) (any, bool) { v, ok := m[name]; return v, ok }
+
+func TestRender(t *testing.T) {
+	cfg := mapConfig{"tp_size": int64(4), "pp_size": int64(2), "disaggregation_mode": "prefill",
+		"mem_fraction_static": 0.88, "cuda_graph_bs": []any{int64(1), int64(2)}, "nothing": nil}
+	tests := []struct {
+		tmpl string
+		cfg  Config
+		want string
+		all  bool
+	}{
+		{"--pp-size {pp_size|2}", cfg, "--pp-size 2", true},
+		{"--tp-size {tp_size*pp_size|8} --pp-size 1", cfg, "--tp-size 8 --pp-size 1", true},
+		{"--tp-size {tp_size*pp_size|8} --pp-size 1", nil, "--tp-size 8 --pp-size 1", false},
+		{"--disaggregation-mode {disaggregation_mode|prefill}", cfg, "--disaggregation-mode prefill", true},
+		{"--mem-fraction-static {mem_fraction_static|0.9}", cfg, "--mem-fraction-static 0.88", true},
+		{"--cuda-graph-bs {cuda_graph_bs|1 2 4}", cfg, "--cuda-graph-bs 1 2", true},
+		{"--x {missing|7}", cfg, "--x 7", false},
+		{"--x {nothing|7}", cfg, "--x 7", false},
+		{"--x {tp_size/pp_size-1|1}", cfg, "--x 1", true},
+		{"--x {tp_size/0|3}", cfg, "--x 3", false},
+		{"--tp-size 8", cfg, "--tp-size 8", false},
+		{"unclosed {tp_size", cfg, "unclosed {tp_size", true},
+		{`--ib-device '{"0": "mlx5_0"}' --tp-size {tp_size|8}`, cfg, `--ib-device '{"0": "mlx5_0"}' --tp-size 4`, true},
+		{`{"max_tokens": 32768}`, cfg, `{"max_tokens": 32768}`, true},
+	}
+	for _, tt := range tests {
+		got, all := Render(tt.tmpl, tt.cfg)
+		if got != tt.want || all != tt.all {
+			t.Errorf("Render(%q) = %q, %v; want %q, %v", tt.tmpl, got, all, tt.want, tt.all)
+		}
+	}
+}
