@@ -33,6 +33,7 @@ const (
 	markUsage                        // argparse's "usage: prog [-h] …"
 	markLevel                        // a line that may state an error level
 	markFrame                        // a traceback frame, `File "…", line N, in f`
+	markConfig                       // sglang's server_args=ServerArgs(…) line
 )
 
 var markers = []struct {
@@ -56,6 +57,7 @@ var markers = []struct {
 	{"Process-", markProcess},
 	{"--- Logging error ---", markLogging},
 	{`File "`, markFrame},
+	{"server_args=ServerArgs(", markConfig},
 	{" [-h]", markUsage},
 	// Level words, and the start of glog and torch lines at error level:
 	// "E1129 10:01:02.553695 …", "[rank3]:[E1129 …", after a newline, a

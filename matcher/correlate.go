@@ -76,6 +76,9 @@ func key(o *Occurrence) string {
 func (c *Correlator) Add(o Occurrence) (*Finding, bool) {
 	k := key(&o)
 	if f, ok := c.byKey[k]; ok {
+		if _, pair := o.Config.(pairConfig); pair {
+			f.Config = o.Config // both sides' flags say more than one side's
+		}
 		f.Count++
 		f.addRank(o.Rank)
 		if o.Time != "" {

@@ -135,6 +135,11 @@ type Engine struct {
 	owners  []int32
 	scratch []byte
 
+	// config is the server's configuration from its server_args line, the
+	// latest one when the log holds several starts.
+	config     *ServerArgs
+	configLine int64
+
 	// A line whose proposed records did not confirm may have been
 	// hard-wrapped: the next line is tried joined to it.
 	failed     []int32 // records that did not confirm on the current line
@@ -154,6 +159,10 @@ const maxStreams = 32
 func (m *Matcher) NewEngine(source string, emit func(Occurrence)) *Engine {
 	return &Engine{m: m, source: source, emit: emit}
 }
+
+// ServerConfig returns the configuration the input logged (sglang's
+// server_args line) and its line, or nil.
+func (e *Engine) ServerConfig() (*ServerArgs, int64) { return e.config, e.configLine }
 
 // Lines returns the number of lines consumed so far.
 func (e *Engine) Lines() int64 { return e.line }

@@ -49,6 +49,13 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	e.norm = Normalize(e.norm[:0], raw)
 	ln := ParseLine(e.norm)
 	e.failed = e.failed[:0]
+	for _, o := range owners {
+		if o < 0 && marker(o) == markConfig {
+			if text, ok := FindServerArgs(ln.Msg); ok {
+				e.config, e.configLine = ParseServerArgs(text), e.line
+			}
+		}
+	}
 	e.assemble(&ln, owners)
 	e.rememberFailed(&ln)
 }
@@ -607,6 +614,9 @@ func (e *Engine) closeEvent(i int) {
 // occurrence decides what group g of an event was.
 func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank}
+	if e.config != nil {
+		o.Config = sideConfig{e.config}
+	}
 	var excs []exc
 	for _, x := range ev.excs {
 		if x.group == g {

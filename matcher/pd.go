@@ -139,3 +139,19 @@ func intField(c Config, name string) (int64, bool) {
 	}
 	return 0, false
 }
+
+// sideConfig is one server's configuration that also answers "prefill.x"
+// or "decode.x" when the server is that side of a pair, so that a record's
+// two-sided template shows the side the log knows.
+type sideConfig struct{ *ServerArgs }
+
+func (c sideConfig) Lookup(name string) (any, bool) {
+	side, field, ok := strings.Cut(name, ".")
+	if ok && (side == "prefill" || side == "decode") {
+		if mode, _ := c.String("disaggregation_mode"); mode != side {
+			return nil, false
+		}
+		return pairConfig{c.ServerArgs, c.ServerArgs}.Lookup(side + "." + field)
+	}
+	return c.ServerArgs.Lookup(name)
+}

@@ -23,8 +23,12 @@ func (c *scanCmd) Run(e *env) error {
 	corr := matcher.NewCorrelator()
 	sum := remedies.Summary{}
 	var failed []error
+	var servers []matcher.ServerConfig
 	for _, name := range c.Files {
-		lines, err := scanOne(e, m, corr, name)
+		lines, cfg, err := scanOne(e, m, corr, name)
+		if cfg.Config != nil {
+			servers = append(servers, cfg)
+		}
 		sum.Lines += lines
 		if err != nil {
 			// Report what could be read; the error is not lost.
@@ -33,6 +37,10 @@ func (c *scanCmd) Run(e *env) error {
 			continue
 		}
 		sum.Sources = append(sum.Sources, name)
+	}
+	// Prefill and decode logs read together: settings they must agree on.
+	for _, o := range m.PDMismatches(servers) {
+		corr.Add(o)
 	}
 	findings := corr.Findings()
 	if len(sum.Sources) > 0 || len(findings) > 0 {
@@ -46,17 +54,19 @@ func (c *scanCmd) Run(e *env) error {
 	return e.verdict(findings)
 }
 
-// scanOne feeds one input to the correlator and returns its line count.
-func scanOne(e *env, m *matcher.Matcher, corr *matcher.Correlator, name string) (int64, error) {
+// scanOne feeds one input to the correlator and returns its line count and
+// the configuration it logged, if any.
+func scanOne(e *env, m *matcher.Matcher, corr *matcher.Correlator, name string) (int64, matcher.ServerConfig, error) {
+	var cfg matcher.ServerConfig
 	var r io.Reader = e.stdin
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return 0, fmt.Errorf("cannot open %q: %w", name, unwrapPath(err))
+			return 0, cfg, fmt.Errorf("cannot open %q: %w", name, unwrapPath(err))
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return 0, fmt.Errorf("cannot scan %q: is a directory", name)
+			return 0, cfg, fmt.Errorf("cannot scan %q: is a directory", name)
 		}
 		r = f
 	}
@@ -64,10 +74,13 @@ func scanOne(e *env, m *matcher.Matcher, corr *matcher.Correlator, name string) 
 	eng := m.NewEngine(name, func(o matcher.Occurrence) { corr.Add(o) })
 	err := eng.Scan(r)
 	e.log.Debug().Str("file", name).Int64("lines", eng.Lines()).Dur("took", time.Since(start)).Msg("scanned")
-	if err != nil {
-		return eng.Lines(), fmt.Errorf("read %q after line %d: %w", name, eng.Lines(), unwrapPath(err))
+	if sa, line := eng.ServerConfig(); sa != nil {
+		cfg = matcher.ServerConfig{Source: name, Line: line, Config: sa}
 	}
-	return eng.Lines(), nil
+	if err != nil {
+		return eng.Lines(), cfg, fmt.Errorf("read %q after line %d: %w", name, eng.Lines(), unwrapPath(err))
+	}
+	return eng.Lines(), cfg, nil
 }
 
 // unwrapPath drops the *PathError wrapper, whose text repeats the file name.
