@@ -63,12 +63,20 @@ func (s *session) open(name string, workers int) *input {
 // finish closes every input, prints the summary, and returns the findings.
 func (s *session) finish(sources []string) ([]*matcher.Finding, error) {
 	var lines int64
+	var servers []matcher.ServerConfig
 	for _, in := range s.lives {
 		in.live.Close()
 		lines += in.eng.Lines()
+		if sa, line := in.eng.ServerConfig(); sa != nil {
+			servers = append(servers, matcher.ServerConfig{Source: in.name, Line: line, Config: sa})
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Prefill and decode logs followed together: settings they must agree on.
+	for _, o := range s.m.PDMismatches(servers) {
+		s.corr.Add(o)
+	}
 	findings := s.corr.Findings()
 	if len(findings) == 0 {
 		return findings, nil
