@@ -159,6 +159,9 @@ func literalPrefix(tmpl string) string {
 
 // location is "file:line" or "file:line-end".
 func location(f *matcher.Finding) string {
+	if f.Line <= 0 {
+		return f.Source // a command line, not a log
+	}
 	if f.EndLine > f.Line {
 		return fmt.Sprintf("%s:%d-%d", f.Source, f.Line, f.EndLine)
 	}

@@ -59,6 +59,7 @@ type cli struct {
 	Scan    scanCmd     `cmd:"" help:"Report what went wrong in saved logs, root cause first."`
 	Follow  followCmd   `cmd:"" help:"Follow live log files through rotation and truncation, and hint as problems appear."`
 	RunCmd  runCmd      `cmd:"" name:"run" help:"Run a command (the server), pass its output through unchanged, hint as problems appear, and exit with its status."`
+	Check   checkCmd    `cmd:"" help:"Check a launch command before running it: flags sglang would reject, and flag combinations that lead to known errors."`
 	Explain explainCmd  `cmd:"" help:"Show what tailfix knows about an error: a pattern id, or text from a log."`
 	PatCmd  patternsCmd `cmd:"" name:"patterns" help:"Inspect and test pattern packs."`
 	Measure measureCmd  `cmd:"" help:"Measure tailfix on a corpus of logs with known diagnoses: top-1, any-hit and false alarms."`

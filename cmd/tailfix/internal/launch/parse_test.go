@@ -1,0 +1,222 @@
+package launch
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tailfix/tailfix/patterns"
+)
+
+func flagTable(t testing.TB) *patterns.FlagTable {
+	t.Helper()
+	table, err := patterns.Flags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table
+}
+
+// parse splits and parses a command line, failing the test on error.
+func parse(t testing.TB, line string) *Command {
+	t.Helper()
+	words, err := Split(line)
+	if err != nil {
+		t.Fatalf("Split(%q): %v", line, err)
+	}
+	c, err := Parse(words, "command line", flagTable(t))
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", line, err)
+	}
+	return c
+}
+
+func issueIDs(issues []Issue) []string {
+	var ids []string
+	for _, is := range issues {
+		ids = append(ids, is.ID)
+	}
+	return ids
+}
+
+const model = " --model-path Qwen/Qwen3-8B"
+
+func TestParseSyntax(t *testing.T) {
+	tests := []struct {
+		name   string
+		line   string
+		prefix string
+		env    map[string]string
+		values map[string]string // dest → Str
+	}{
+		{"python -m", "python -m sglang.launch_server --tp-size 4" + model, "python -m sglang.launch_server", nil,
+			map[string]string{"tp_size": "4", "model_path": "Qwen/Qwen3-8B"}},
+		{"python3 with interpreter flags", "python3 -u -X dev -m sglang.launch_server --tp 2" + model, "python3 -u -X dev -m sglang.launch_server", nil,
+			map[string]string{"tp_size": "2"}},
+		{"python3.11 path", "/usr/bin/python3.11 -m sglang.launch_server --pp-size 2" + model, "/usr/bin/python3.11 -m sglang.launch_server", nil,
+			map[string]string{"pp_size": "2"}},
+		{"sglang serve", "sglang serve --model Qwen/Qwen3-8B --dp 2", "sglang serve", nil,
+			map[string]string{"model_path": "Qwen/Qwen3-8B", "dp_size": "2"}},
+		{"launch_server.py", "python /opt/sglang/python/sglang/launch_server.py --page-size 64" + model, "python /opt/sglang/python/sglang/launch_server.py", nil,
+			map[string]string{"page_size": "64"}},
+		{"launch_server.py alone", "./launch_server.py" + model, "./launch_server.py", nil, nil},
+		{"flags alone", "--tp 2" + model, "", nil, map[string]string{"tp_size": "2"}},
+		{"env assignments", "CUDA_VISIBLE_DEVICES=0,1 SGLANG_MINICPM_FORCE_DENSE=1 python -m sglang.launch_server" + model,
+			"python -m sglang.launch_server", map[string]string{"CUDA_VISIBLE_DEVICES": "0,1", "SGLANG_MINICPM_FORCE_DENSE": "1"}, nil},
+		{"env and nohup", "env A=1 nohup sglang serve" + model, "sglang serve", map[string]string{"A": "1"}, nil},
+		{"--flag=value", "sglang serve --tp-size=8 --attention-backend=fa3" + model, "sglang serve", nil,
+			map[string]string{"tp_size": "8", "attention_backend": "fa3"}},
+		{"aliases", "sglang serve --tensor-parallel-size 4 --data-parallel-size 2" + model, "sglang serve", nil,
+			map[string]string{"tp_size": "4", "dp_size": "2"}},
+		{"store_true", "sglang serve --enable-dp-attention --trust-remote-code --tp 2" + model, "sglang serve", nil,
+			map[string]string{"enable_dp_attention": "true", "trust_remote_code": "true", "tp_size": "2", "disable_radix_cache": "false"}},
+		{"BooleanOptional --no-", "sglang serve --no-lora-strict-loading" + model, "sglang serve", nil,
+			map[string]string{"lora_strict_loading": "false"}},
+		{"nargs +", "sglang serve --cuda-graph-bs-decode 1 2 4 8 --tp 2" + model, "sglang serve", nil,
+			map[string]string{"cuda_graph_bs_decode": "1 2 4 8", "tp_size": "2"}},
+		{"nargs * empty", "sglang serve --lora-paths --tp 2" + model, "sglang serve", nil,
+			map[string]string{"lora_paths": "", "tp_size": "2"}},
+		{"nargs ? without value", "sglang serve --model-checksum --tp 2" + model, "sglang serve", nil,
+			map[string]string{"tp_size": "2"}},
+		{"negative number is a value", "sglang serve --chunked-prefill-size -1" + model, "sglang serve", nil,
+			map[string]string{"chunked_prefill_size": "-1"}},
+		{"defaults", "sglang serve" + model, "sglang serve", nil,
+			map[string]string{"tp_size": "1", "disaggregation_mode": "null", "kv_cache_dtype": "auto", "disaggregation_transfer_backend": "mooncake", "page_size": ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parse(t, tt.line)
+			if c.Prefix != tt.prefix {
+				t.Errorf("prefix = %q, want %q", c.Prefix, tt.prefix)
+			}
+			if tt.env == nil {
+				tt.env = map[string]string{}
+			}
+			if !maps.Equal(c.Env, tt.env) {
+				t.Errorf("env = %v, want %v", c.Env, tt.env)
+			}
+			for dest, want := range tt.values {
+				if got := c.Str(dest); got != want {
+					t.Errorf("Str(%s) = %q, want %q", dest, got, want)
+				}
+			}
+			if len(c.issues) > 0 {
+				t.Errorf("unexpected issues: %+v", c.issues)
+			}
+		})
+	}
+}
+
+func TestParseNotLaunch(t *testing.T) {
+	for _, line := range []string{"", "A=1", "vllm serve Qwen/Qwen3-8B", "python -m vllm.entrypoints.openai.api_server", "python train.py", "sglang bench"} {
+		words, _ := Split(line)
+		if _, err := Parse(words, "command line", flagTable(t)); !errors.Is(err, ErrNotLaunch) {
+			t.Errorf("Parse(%q) error = %v, want ErrNotLaunch", line, err)
+		}
+	}
+}
+
+func TestParseProblems(t *testing.T) {
+	tests := []struct {
+		name    string
+		line    string
+		id      string
+		message string // a part of the message
+		before  string
+		after   string
+	}{
+		{"typo", "--tp-szie 4", idUnrecognized, "did you mean --tp-size?", "--tp-szie 4", "--tp-size 4"},
+		{"underscores", "--tp_size 4", idUnrecognized, "did you mean --tp-size?", "--tp_size 4", "--tp-size 4"},
+		{"underscores in a long flag", "--reasoning_parser qwen3", idUnrecognized, "did you mean --reasoning-parser?", "--reasoning_parser qwen3", "--reasoning-parser qwen3"},
+		{"underscored switch keeps the next flag", "--enable_dp_attention --tp 2", idUnrecognized, "did you mean --enable-dp-attention?", "--enable_dp_attention", "--enable-dp-attention"},
+		{"another engine's flag", "--max-model-len 32768", idUnrecognized, "did you mean --context-length?", "--max-model-len 32768", "--context-length 32768"},
+		{"nothing close", "--frobnicate-widgets 3", idUnrecognized, "not a flag of sglang's launch_server", "--frobnicate-widgets 3", ""},
+		{"stray word", "--tp 2 extra", idUnrecognized, "unrecognized argument extra", "extra", ""},
+		{"ambiguous prefix", "--enable-dp", idAmbiguous, "could match --enable-dp-attention", "--enable-dp", "--enable-dp-attention"},
+		{"invalid choice", "--attention-backend flash_attn", idInvalidChoice, "invalid choice: 'flash_attn' (choose from triton,", "--attention-backend flash_attn", "--attention-backend fa3"},
+		{"invalid choice, near miss", "--kv-cache-dtype fp8-e4m3", idInvalidChoice, "did you mean fp8_e4m3?", "--kv-cache-dtype fp8-e4m3", "--kv-cache-dtype fp8_e4m3"},
+		{"invalid choice in =", "--disaggregation-mode=prefil", idInvalidChoice, "did you mean prefill?", "--disaggregation-mode=prefil", "--disaggregation-mode=prefill"},
+		{"bad int", "--tp-size abc", idInvalidValue, "argument --tp-size/--tensor-parallel-size: invalid int value: 'abc'", "--tp-size abc", "--tp-size TP_SIZE"},
+		{"bad float", "--mem-fraction-static 0,85", idInvalidValue, "invalid float value: '0,85'", "--mem-fraction-static 0,85", ""},
+		{"bad JSON", "--preferred-sampling-params {a:1}", idInvalidValue, "invalid loads value: '{a:1}'", "", ""},
+		{"bad JSON in a string flag", "--json-model-override-args {a:1}", idInvalidValue, "is not JSON", "", ""},
+		{"bad int in a list", "--cuda-graph-bs-decode 1 2 x", idInvalidValue, "invalid int value: 'x'", "", ""},
+		{"missing value", "--tp-size --pp-size 2", idInvalidValue, "expected one argument", "--tp-size", ""},
+		{"missing value at the end", "--model-path", idInvalidValue, "expected one argument", "", ""},
+		{"value given to a switch", "--trust-remote-code=true", idInvalidValue, "ignored explicit argument 'true'", "--trust-remote-code=true", "--trust-remote-code"},
+		{"repeated", "--tp 4 --tensor-parallel-size 8", idRepeated, "--tp-size is given twice (--tp 4, then --tensor-parallel-size 8)", "--tp 4 --tensor-parallel-size 8", "--tensor-parallel-size 8"},
+		{"deprecated with replacement", "--cuda-graph-max-bs 256", idDeprecated, "--cuda-graph-max-bs is deprecated; use --cuda-graph-max-bs-decode instead", "--cuda-graph-max-bs 256", "--cuda-graph-max-bs-decode 256"},
+		{"deprecated switch with a value replacement", "--enable-flashinfer-allreduce-fusion", idDeprecated, "use --flashinfer-allreduce-fusion-backend=auto instead", "", "--flashinfer-allreduce-fusion-backend auto"},
+		{"deprecated switch", "--enable-prefill-context-parallel", idDeprecated, "use --enable-prefill-cp instead", "", "--enable-prefill-cp"},
+		{"deprecated without replacement", "--disable-fast-image-processor", idDeprecated, "sglang names no replacement", "", ""},
+		{"removed", "--enable-expert-distribution-metrics", idDeprecated, "has been removed", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parse(t, "sglang serve"+model+" "+tt.line)
+			var found *Issue
+			for i := range c.issues {
+				if c.issues[i].ID == tt.id {
+					found = &c.issues[i]
+				}
+			}
+			if found == nil {
+				t.Fatalf("no %s issue; got %+v", tt.id, c.issues)
+			}
+			if !strings.Contains(found.Message, tt.message) {
+				t.Errorf("message = %q, want it to contain %q", found.Message, tt.message)
+			}
+			if tt.before != "" && found.Before != tt.before {
+				t.Errorf("before = %q, want %q", found.Before, tt.before)
+			}
+			if tt.after != "" && found.After != tt.after {
+				t.Errorf("after = %q, want %q", found.After, tt.after)
+			}
+		})
+	}
+}
+
+func TestParseValidValues(t *testing.T) {
+	// Values Python's int() and float() and sglang's own types accept.
+	for _, line := range []string{
+		"--tp-size +4", "--tp-size 0_8", "--tp-size 007", "--mem-fraction-static .85", "--mem-fraction-static 1e-1",
+		"--mem-fraction-static inf", "--context-length 128k", "--context-length 32Ki", "--context-length 1.5M",
+		"--json-model-override-args '{\"rope_scaling\": {\"factor\": 4}}'", "--attention-backend minicpm_flashattn",
+		"--dp-size 2", "--served-model-name ''",
+	} {
+		c := parse(t, "sglang serve"+model+" "+line)
+		if len(c.issues) > 0 {
+			t.Errorf("%s: unexpected issues %+v", line, c.issues)
+		}
+	}
+}
+
+func TestSuggestDistance(t *testing.T) {
+	tests := []struct{ a, b string }{{"abc", "abc"}, {"tp-szie", "tp-size"}, {"kitten", "sitting"}, {"", "ab"}}
+	want := []int{0, 1, 3, 2}
+	for i, tt := range tests {
+		if got := distance(tt.a, tt.b, 10); got != want[i] {
+			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, want[i])
+		}
+	}
+	if got := closest("--tp-szie", []string{"--pp-size", "--tp-size"}, 2); got != "--tp-size" {
+		t.Errorf("closest = %q", got)
+	}
+}
+
+func TestFix(t *testing.T) {
+	c := parse(t, "sglang serve"+model+" --disaggregation-mode prefill --tp 4 --pp-size 2 --trust-remote-code")
+	before, after := c.Fix([]string{"disaggregation_mode", "tp_size", "pp_size", "dp_size"},
+		To("tp_size", 8), To("pp_size", 1), To("dp_size", 2), To("enable_dp_attention", ""), Drop("trust_remote_code"))
+	if want := "--disaggregation-mode prefill --tp 4 --pp-size 2 --trust-remote-code"; before != want {
+		t.Errorf("before = %q, want %q", before, want)
+	}
+	if want := "--disaggregation-mode prefill --tp 8 --pp-size 1 --dp-size 2 --enable-dp-attention"; after != want {
+		t.Errorf("after = %q, want %q", after, want)
+	}
+	if got := slices.Collect(maps.Keys(c.Env)); len(got) != 0 {
+		t.Errorf("env = %v", got)
+	}
+}
