@@ -123,29 +123,12 @@ func hfCache() string {
 // generated records are added only when a --patterns record relates to
 // one of them.
 func (e *env) loadRecords() (*patterns.Pack, error) {
-	pack, err := patterns.Curated()
-	if err != nil {
-		return nil, fmt.Errorf("built-in patterns: %w", err)
+	pack, err := e.pack(patterns.Curated)
+	if err != nil && len(e.patternDirs) > 0 {
+		// A user's record may relate to a generated one.
+		return e.pack(patterns.Builtin)
 	}
-	for _, dir := range e.patternDirs {
-		extra, err := patterns.LoadDir(dir)
-		if err != nil {
-			return nil, hintError{fmt.Errorf("load patterns from %q: %w", dir, err),
-				"fix the record named above, or leave out --patterns " + dir}
-		}
-		merged, err := pack.With(extra)
-		if err != nil {
-			full, ferr := patterns.Builtin()
-			if ferr != nil {
-				return nil, fmt.Errorf("built-in patterns: %w", ferr)
-			}
-			if merged, err = full.With(extra); err != nil {
-				return nil, fmt.Errorf("load patterns from %q: %w", dir, err)
-			}
-		}
-		pack = merged
-	}
-	return pack, nil
+	return pack, err
 }
 
 // checkFindings turns issues into findings whose record is the pattern of

@@ -200,7 +200,21 @@ func terminalWidth(stdout io.Writer) int {
 // load builds the matcher from the built-in pack and any --patterns dirs.
 func (e *env) load() (*matcher.Matcher, error) {
 	start := time.Now()
-	pack, err := patterns.Builtin()
+	pack, err := e.pack(patterns.Builtin)
+	if err != nil {
+		return nil, err
+	}
+	m, err := matcher.Compile(pack)
+	if err != nil {
+		return nil, err
+	}
+	e.log.Debug().Int("records", len(pack.Records)).Dur("took", time.Since(start)).Msg("patterns loaded")
+	return m, nil
+}
+
+// pack loads a built-in pack and adds the --patterns dirs to it.
+func (e *env) pack(builtin func() (*patterns.Pack, error)) (*patterns.Pack, error) {
+	pack, err := builtin()
 	if err != nil {
 		return nil, fmt.Errorf("built-in patterns: %w", err)
 	}
@@ -214,12 +228,7 @@ func (e *env) load() (*matcher.Matcher, error) {
 			return nil, fmt.Errorf("load patterns from %q: %w", dir, err)
 		}
 	}
-	m, err := matcher.Compile(pack)
-	if err != nil {
-		return nil, err
-	}
-	e.log.Debug().Int("records", len(pack.Records)).Dur("took", time.Since(start)).Msg("patterns loaded")
-	return m, nil
+	return pack, nil
 }
 
 func (e *env) printer(w io.Writer) *remedies.Printer {
