@@ -185,8 +185,8 @@ func gram(b []byte) uint32 {
 
 // genNeedle caps the needles of generated records: with thousands of
 // records, shorter needles keep the automaton small and quick to build,
-// and 16 bytes of a message's text still propose few lines.
-const genNeedle = 16
+// and 12 bytes of a message's text still propose few lines.
+const genNeedle = 12
 
 // needleSet collects needles for one automaton.
 type needleSet struct {
