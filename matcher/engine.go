@@ -136,9 +136,11 @@ type Engine struct {
 	scratch []byte
 
 	// config is the server's configuration from its server_args line, the
-	// latest one when the log holds several starts.
+	// latest one when the log holds several starts; known, when set, is
+	// what is known before that line comes (the launch command, in run).
 	config     *ServerArgs
 	configLine int64
+	known      Config
 
 	// A line whose proposed records did not confirm may have been
 	// hard-wrapped: the next line is tried joined to it.
@@ -159,6 +161,11 @@ const maxStreams = 32
 func (m *Matcher) NewEngine(source string, emit func(Occurrence)) *Engine {
 	return &Engine{m: m, source: source, emit: emit}
 }
+
+// KnowConfig gives the engine a configuration known before the input
+// logs its own, such as the command that started the server. Call it
+// before feeding input.
+func (e *Engine) KnowConfig(c Config) { e.known = c }
 
 // ServerConfig returns the configuration the input logged (sglang's
 // server_args line) and its line, or nil.

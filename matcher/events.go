@@ -614,8 +614,11 @@ func (e *Engine) closeEvent(i int) {
 // occurrence decides what group g of an event was.
 func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank}
-	if e.config != nil {
+	switch {
+	case e.config != nil:
 		o.Config = sideConfig{e.config}
+	case e.known != nil:
+		o.Config = e.known
 	}
 	var excs []exc
 	for _, x := range ev.excs {

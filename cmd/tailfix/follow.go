@@ -28,7 +28,7 @@ func (c *followCmd) Run(e *env) error {
 	out := func(ch follow.Chunk) {
 		in, ok := inputs[ch.Path]
 		if !ok {
-			in = s.open(ch.Path, 1)
+			in = s.open(ch.Path, 1, nil)
 			inputs[ch.Path] = in
 			order = append(order, ch.Path)
 		} else if ch.Break {

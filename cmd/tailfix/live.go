@@ -40,8 +40,10 @@ func newSession(e *env, m *matcher.Matcher) *session {
 	return &session{e: e, m: m, corr: matcher.NewCorrelator(), hints: e.printer(e.stderr)}
 }
 
-// open starts a live input named name, matched on workers goroutines.
-func (s *session) open(name string, workers int) *input {
+// open starts a live input named name, matched on workers goroutines;
+// known, when not nil, is the server's configuration before its log gives
+// its own.
+func (s *session) open(name string, workers int, known matcher.Config) *input {
 	in := &input{name: name}
 	in.eng = s.m.NewEngine(name, func(o matcher.Occurrence) {
 		s.mu.Lock()
@@ -53,6 +55,9 @@ func (s *session) open(name string, workers int) *input {
 			s.hints.Finding(f) // a failing stderr must not stop the inputs
 		}
 	})
+	if known != nil {
+		in.eng.KnowConfig(known)
+	}
 	in.live = in.eng.Live(workers, liveIdle)
 	s.mu.Lock()
 	s.lives = append(s.lives, in)

@@ -248,3 +248,27 @@ func TestPipeIsByteExact(t *testing.T) {
 		t.Errorf("the error on the long line was not found:\n%s", stderr.String())
 	}
 }
+
+// run knows the launch command: a fix is written in its flags even when
+// the server fails before it logs its configuration.
+func TestRunWritesFixesInTheCommandsFlags(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "server.sh")
+	body := "#!/bin/sh\ncat >&2 <<'LOG'\n" +
+		"Exception in thread Thread-9 (transfer_worker):\nTraceback (most recent call last):\n" +
+		"  File \"/x/sglang/srt/disaggregation/mooncake/conn.py\", line 1402, in maybe_send_extra\n" +
+		"RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet.\nLOG\nexit 1\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	code := run([]string{"run", "--format", "json", "--", script, "--model-path", "MiniMaxAI/MiniMax-M3",
+		"--disaggregation-mode", "prefill", "--tp-size", "2", "--pp-size", "4"},
+		strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	if code != 1 {
+		t.Errorf("exit status %d, want the child's 1", code)
+	}
+	want := `"before":"--disaggregation-mode prefill --tp-size 2 --pp-size 4","after":"--disaggregation-mode prefill --tp-size 8 --pp-size 1"`
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("the fix is not in the command's flags:\n%s", stderr.String())
+	}
+}

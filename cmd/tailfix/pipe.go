@@ -28,7 +28,7 @@ func (pipeCmd) Run(e *env) error {
 		return err
 	}
 	s := newSession(e, m)
-	in := s.open("-", allCores())
+	in := s.open("-", allCores(), nil)
 
 	var mu sync.Mutex // in.live between the reader and an early stop
 	stopped := false

@@ -7,9 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tailfix/tailfix/cmd/tailfix/internal/launch"
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
 )
 
 type runCmd struct {
@@ -75,13 +80,27 @@ func (c *runCmd) Run(e *env) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
+	// The command line is the server's configuration until it logs its
+	// own: a launch-time rejection prints no server_args line.
+	var known matcher.Config
+	if table, err := patterns.Flags(); err == nil {
+		if c, err := launch.Parse(args, "command line", table); err == nil {
+			known = c
+		} else if len(args) > 1 && strings.HasPrefix(args[1], "--") {
+			// A wrapper script that passes sglang's flags on.
+			if c, err := launch.Parse(args[1:], "command line", table); err == nil {
+				known = c
+			}
+		}
+	}
+
 	var copiers sync.WaitGroup
 	for _, p := range []struct {
 		name string
 		r    *os.File
 		w    io.Writer
 	}{{"stdout", outR, e.stdout}, {"stderr", errR, stderr}} {
-		in := s.open(p.name, allCores())
+		in := s.open(p.name, allCores(), known)
 		copiers.Add(1)
 		go func() {
 			defer copiers.Done()
