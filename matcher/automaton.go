@@ -314,7 +314,7 @@ func (m *Matcher) raisedMatch(class, msg string) int32 {
 		if best >= 0 && len(p.rec.Match.Regex) <= len(m.pats[best].rec.Match.Regex) {
 			return
 		}
-		if c := p.rec.Match.Exception; c != "" && class != "" && !sameClass(c, class) {
+		if c := p.rec.Match.Exception; c != "" && class != "" && !SameClass(c, class) {
 			return
 		}
 		if p.confirm(b) {
@@ -324,8 +324,9 @@ func (m *Matcher) raisedMatch(class, msg string) int32 {
 	return best
 }
 
-// sameClass compares exception classes with or without their module.
-func sameClass(a, b string) bool {
+// SameClass compares exception classes with or without their module:
+// "torch.OutOfMemoryError" is "OutOfMemoryError".
+func SameClass(a, b string) bool {
 	return a == b || strings.HasSuffix(a, "."+b) || strings.HasSuffix(b, "."+a)
 }
 

@@ -148,8 +148,8 @@ type Engine struct {
 	wrapLine   int64   // the line they failed on, or 0
 	wrapOwners []int32
 	wrapMsg    []byte
-	wrapTime   string
-	wrapRank   string
+	wrapTime   []byte
+	wrapRank   []byte
 	joined     []byte
 }
 

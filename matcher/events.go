@@ -81,6 +81,15 @@ func (e *Engine) assemble(ln *Line, owners []int32) {
 	e.open(ln, owners)
 }
 
+// fail notes a hand-written record proposed for a line that did not
+// confirm it: the line may have been hard-wrapped. Generated messages are
+// left out: most end in a placeholder, which any next line would fill.
+func (e *Engine) fail(o int32) {
+	if !e.m.pats[o].gen {
+		e.failed = append(e.failed, o)
+	}
+}
+
 // rememberFailed keeps the records that did not confirm on this line, to
 // try them on the line and the next one joined.
 func (e *Engine) rememberFailed(ln *Line) {
@@ -91,7 +100,8 @@ func (e *Engine) rememberFailed(ln *Line) {
 	e.wrapLine = e.line
 	e.wrapOwners = append(e.wrapOwners[:0], e.failed...)
 	e.wrapMsg = append(e.wrapMsg[:0], ln.Msg[:min(len(ln.Msg), maxKept)]...)
-	e.wrapTime, e.wrapRank = string(ln.Header.Time), string(ln.Header.Ranks)
+	e.wrapTime = append(e.wrapTime[:0], ln.Header.Time...)
+	e.wrapRank = append(e.wrapRank[:0], ln.Header.Ranks...)
 }
 
 // unwrap tries the records that failed on the previous line against that
@@ -102,11 +112,6 @@ func (e *Engine) rememberFailed(ln *Line) {
 func (e *Engine) unwrap(ln *Line) bool {
 	for _, o := range e.wrapOwners {
 		p := &e.m.pats[o]
-		if p.gen {
-			// Generated messages mostly end in a placeholder, which any
-			// next line would fill: only hand-written records are joined.
-			continue
-		}
 		for _, sep := range []string{"", " "} {
 			e.joined = append(append(append(e.joined[:0], e.wrapMsg...), sep...), ln.Msg...)
 			if !p.confirm(e.joined) {
@@ -135,7 +140,7 @@ func (e *Engine) joinedHit(ln *Line, o int32) bool {
 		return false // the line still goes through its event as usual
 	}
 	ev := e.newEvent(ln)
-	ev.start, ev.time, ev.rank, ev.first = prev, e.wrapTime, e.wrapRank, keep(e.wrapMsg)
+	ev.start, ev.time, ev.rank, ev.first = prev, string(e.wrapTime), string(e.wrapRank), keep(e.wrapMsg)
 	ev.lines = 2
 	ev.hits = append(ev.hits, hit{line: prev, pat: o, msg: keep(e.joined)})
 	return true
@@ -166,7 +171,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 			if e.m.pats[o].confirm(msg) {
 				hits = append(hits, o)
 			} else {
-				e.failed = append(e.failed, o)
+				e.fail(o)
 			}
 		case marker(o) == markTraceback, marker(o) == markThread:
 			opens = true
@@ -561,7 +566,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 		if e.m.pats[o].confirm(view) {
 			e.addHit(ev, o, view)
 		} else {
-			e.failed = append(e.failed, o)
+			e.fail(o)
 		}
 	}
 }
@@ -726,7 +731,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 func frameException(p *pattern, excs []exc) *exc {
 	for i := range excs {
 		x := &excs[i]
-		if !sameClass(x.class, p.rec.Match.Exception) {
+		if !SameClass(x.class, p.rec.Match.Exception) {
 			continue
 		}
 		if p.rec.Match.Regex != "" {

@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -131,11 +132,21 @@ func intField(c Config, name string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	return IntValue(v)
+}
+
+// IntValue is a configuration value as an integer: an int, or a float
+// with no fraction ("300.0").
+func IntValue(v any) (int64, bool) {
 	switch n := v.(type) {
 	case int64:
 		return n, true
 	case int:
 		return int64(n), true
+	case float64:
+		if n == math.Trunc(n) && n >= -(1<<63) && n < 1<<63 {
+			return int64(n), true
+		}
 	}
 	return 0, false
 }

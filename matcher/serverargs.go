@@ -189,15 +189,7 @@ func pyChild(v Value, key string) (Value, bool) {
 // answers too; None, bools and strings do not.
 func (a *ServerArgs) Int(name string) (int64, bool) {
 	v, _ := a.Lookup(name)
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case float64:
-		if x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 {
-			return int64(x), true
-		}
-	}
-	return 0, false
+	return IntValue(v)
 }
 
 // Float returns a numeric field, integer or float.

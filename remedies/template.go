@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/tailfix/tailfix/matcher"
 )
 
 // Config is a server's configuration as a log shows it (sglang's
@@ -114,15 +116,7 @@ func intTerm(term string, cfg Config) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	case float64:
-		return int64(n), n == float64(int64(n))
-	}
-	return 0, false
+	return matcher.IntValue(v)
 }
 
 // flagText writes a value as a command line would carry it.

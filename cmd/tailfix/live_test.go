@@ -32,6 +32,20 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// waitExit waits for run's exit status, failing with stuck when it does
+// not come.
+func waitExit(t *testing.T, code <-chan int, want int, stuck string) {
+	t.Helper()
+	select {
+	case c := <-code:
+		if c != want {
+			t.Errorf("exit status %d, want %d", c, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal(stuck)
+	}
+}
+
 // waitFor polls until cond holds or a few seconds pass.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -92,14 +106,7 @@ func TestPipeStopsOnInterrupt(t *testing.T) {
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 	time.Sleep(20 * time.Millisecond)
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
-	select {
-	case c := <-code:
-		if c != exitFound {
-			t.Errorf("exit status %d, want %d", c, exitFound)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the pipe did not stop on Ctrl-C")
-	}
+	waitExit(t, code, exitFound, "the pipe did not stop on Ctrl-C")
 	if !strings.Contains(stderr.String(), "1 finding in stdin") {
 		t.Errorf("no summary after Ctrl-C:\n%s", stderr.String())
 	}
@@ -151,14 +158,7 @@ func TestRunHintsAndForwardsSignals(t *testing.T) {
 	}()
 	waitFor(t, "the hint", func() bool { return strings.Contains(stderr.String(), "torch/cuda-oom") })
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
-	select {
-	case c := <-code:
-		if c != 42 {
-			t.Errorf("exit status %d, want the child's 42", c)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the child did not get Ctrl-C")
-	}
+	waitExit(t, code, 42, "the child did not get Ctrl-C")
 	got := stderr.String()
 	if !strings.Contains(got, dyingServer) || !strings.Contains(got, "stopping\n") {
 		t.Errorf("the child's stderr was not passed through:\n%s", got)
@@ -199,14 +199,7 @@ func TestFollowFilesUntilInterrupted(t *testing.T) {
 	appendTo(t, filepath.Join(dir, "decode-0.log"), "[2026-11-29 10:15:02] Received sigquit from a child process. It usually means the child failed.\n")
 	waitFor(t, "the hint for decode-0.log", func() bool { return strings.Contains(stderr.String(), "decode-0.log]  ERROR  A child process failed") })
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
-	select {
-	case c := <-code:
-		if c != exitFound {
-			t.Errorf("exit status %d, want %d", c, exitFound)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("follow did not stop on Ctrl-C")
-	}
+	waitExit(t, code, exitFound, "follow did not stop on Ctrl-C")
 	got := stderr.String()
 	if strings.Contains(got, "CUDA error: out of memory") {
 		t.Errorf("follow read what was there before it started:\n%s", got)

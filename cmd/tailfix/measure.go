@@ -225,7 +225,7 @@ func keyLines(data []byte, msg string) []int64 {
 
 // holds reports whether finding f is the expected error of case k.
 func holds(f *matcher.Finding, k corpusCase, keys []int64) bool {
-	if f.Exception != "" && k.ExpectedException != "" && !sameClass(f.Exception, k.ExpectedException) {
+	if f.Exception != "" && k.ExpectedException != "" && !matcher.SameClass(f.Exception, k.ExpectedException) {
 		return false
 	}
 	if len(keys) > 0 {
@@ -245,11 +245,6 @@ func holds(f *matcher.Finding, k corpusCase, keys []int64) bool {
 		return true
 	}
 	return msg == "" && f.Exception != ""
-}
-
-// sameClass compares exception classes, with or without their module.
-func sameClass(a, b string) bool {
-	return a == b || strings.HasSuffix(a, "."+b) || strings.HasSuffix(b, "."+a)
 }
 
 func printMeasure(e *env, results []caseResult, sum corpusSummary) error {

@@ -242,7 +242,7 @@ func memory(bin, logPath string) error {
 	// tailfix has read the file when its read offset is at the end: watch
 	// its open file's position in /proc.
 	for {
-		if pos, ok := readPos(cmd.Process.Pid, path); ok && pos >= st.Size() {
+		if pos, ok := readPos(cmd.Process.Pid); ok && pos >= st.Size() {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -259,7 +259,7 @@ func memory(bin, logPath string) error {
 // readPos says how many bytes a process has read in all: tailfix reads the
 // followed file with pread, which leaves no file position to look at, but
 // its bytes count in /proc/PID/io.
-func readPos(pid int, _ string) (int64, bool) {
+func readPos(pid int) (int64, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
 	if err != nil {
 		return 0, false
