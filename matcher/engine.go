@@ -130,7 +130,7 @@ type Engine struct {
 	evs     []*event // open events, one per stream, oldest first
 	free    []*event
 	norm    []byte
-	pending []byte // a partial last line, for Write
+	framer  framer // cuts what Write gets into whole lines
 	cands   []candidate
 	owners  []int32
 	scratch []byte
@@ -175,58 +175,43 @@ func (e *Engine) ServerConfig() (*ServerArgs, int64) { return e.config, e.config
 func (e *Engine) Lines() int64 { return e.line }
 
 // Write feeds raw bytes, split anywhere. Complete lines are processed at
-// once; a partial last line waits for the rest or for Close. Write never
+// once; a partial last line waits for the rest or for Flush. Write never
 // fails.
 func (e *Engine) Write(p []byte) (int, error) {
-	n := len(p)
-	if len(e.pending) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			e.appendPending(p)
-			return n, nil
-		}
-		e.appendPending(p[:i+1])
-		if e.pending[len(e.pending)-1] != '\n' { // truncated long line
-			e.pending = append(e.pending, '\n')
-		}
-		e.feed(e.pending)
-		e.pending = e.pending[:0]
-		p = p[i+1:]
+	head, body := e.framer.frame(p)
+	if len(head) > 0 {
+		e.feed(head)
 	}
-	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
-		e.feed(p[:i+1])
-		p = p[i+1:]
+	if len(body) > 0 {
+		e.feed(body)
 	}
-	e.appendPending(p)
-	return n, nil
+	return len(p), nil
 }
 
-// appendPending keeps at most MaxLine bytes of a partial line.
-func (e *Engine) appendPending(p []byte) {
-	if room := MaxLine - len(e.pending); len(p) > room {
-		if room > 0 {
-			e.pending = append(e.pending, p[:room]...)
-		}
-		if len(p) > 0 && p[len(p)-1] == '\n' && len(e.pending) > 0 {
-			e.pending[len(e.pending)-1] = '\n'
-		}
-		return
-	}
-	e.pending = append(e.pending, p...)
-}
-
-// Flush processes a partial last line and ends the open event. Call it at
-// end of input, or when the input has been idle long enough that a dying
-// server's last event should be reported.
+// Flush processes a partial last line and ends the open events: the end of
+// input.
 func (e *Engine) Flush() {
-	if len(e.pending) > 0 {
-		e.pending = append(e.pending, '\n')
-		e.feed(e.pending)
-		e.pending = e.pending[:0]
+	if line := e.framer.end(); line != nil {
+		e.feed(line)
 	}
+	e.CloseEvents()
+}
+
+// CloseEvents ends the open events and reports them, as at the end of
+// input, but keeps a partial last line: more of it may come.
+func (e *Engine) CloseEvents() {
 	for len(e.evs) > 0 {
 		e.closeEvent(0)
 	}
+}
+
+// Restart ends what is open, as Flush does, and counts lines from 1 again:
+// the bytes that come next are the start of another file (a followed log
+// was rotated or truncated).
+func (e *Engine) Restart() {
+	e.Flush()
+	e.line = 0
+	e.wrapLine = 0
 }
 
 // feed processes a block of whole lines, each ending in '\n'.

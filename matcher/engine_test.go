@@ -2,7 +2,6 @@ package matcher
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -208,43 +207,6 @@ func TestEngineHugeLine(t *testing.T) {
 	got := occurrences(t, m, log, 1<<16)
 	if len(got) != 2 || got[0].ID != "t/oom" || got[1].Line != 3 {
 		t.Fatalf("got %s", brief(got))
-	}
-}
-
-func TestCorrelatorMergesRanksAndLinksSymptoms(t *testing.T) {
-	m := testMatcher(t)
-	var log strings.Builder
-	for r := range 8 {
-		fmt.Fprintf(&log, "[2026-08-28 11:02:4%d TP%d] Scheduler hit an exception: Traceback (most recent call last):\n", r, r)
-		log.WriteString("  File \"x.py\", line 1, in f\n")
-		fmt.Fprintf(&log, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 GiB.\n\n", r)
-	}
-	log.WriteString("[2026-08-28 11:02:49] Received sigquit from a child process. It usually means the child failed.\n")
-	c := NewCorrelator()
-	for _, o := range occurrences(t, m, log.String(), 0) {
-		c.Add(o)
-	}
-	fs := c.Findings()
-	if len(fs) != 2 {
-		t.Fatalf("got %d findings, want 2", len(fs))
-	}
-	oom, sig := fs[0], fs[1]
-	wantRanks := []string{"TP0", "TP1", "TP2", "TP3", "TP4", "TP5", "TP6", "TP7"}
-	if oom.ID != "t/oom" || oom.Count != 8 || !slices.Equal(oom.Ranks, wantRanks) || !oom.RootCause ||
-		oom.FirstSeen != "2026-08-28 11:02:40" || oom.LastSeen != "2026-08-28 11:02:47" {
-		t.Errorf("oom finding = %+v", oom)
-	}
-	if sig.ID != "t/sigquit" || sig.RootCause || sig.SymptomOf != "t/oom" {
-		t.Errorf("sigquit finding = %+v", sig)
-	}
-}
-
-func TestCompareRanks(t *testing.T) {
-	rs := []string{"TP10", "TP2", "DP1 TP1", "TP1", "DP0 TP3"}
-	slices.SortFunc(rs, compareRanks)
-	want := []string{"DP0 TP3", "DP1 TP1", "TP1", "TP2", "TP10"}
-	if !slices.Equal(rs, want) {
-		t.Errorf("got %v, want %v", rs, want)
 	}
 }
 

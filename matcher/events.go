@@ -788,3 +788,38 @@ func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 	}
 	return best
 }
+
+// Peek reports through emit what each open event would be were the input
+// to end now, without ending it: a live reader's provisional view of an
+// event whose lines are still coming. settled is true when the event has
+// what makes it complete (its exception line, a matched log record, a
+// native crash's opening) and false for a traceback still waiting for its
+// exception line.
+func (e *Engine) Peek(emit func(o Occurrence, settled bool)) {
+	for _, ev := range e.evs {
+		settled := ev.pending == 0 && (ev.state == stRecord || ev.state == stAfterExc || ev.state == stNative)
+		groups := 1
+		for _, x := range ev.excs {
+			groups = max(groups, x.group+1)
+		}
+		for g := range groups {
+			if o, ok := e.occurrence(ev, g, groups > 1); ok {
+				emit(o, settled)
+			}
+		}
+	}
+}
+
+// IsOpen reports whether the event that started on line start is still
+// open.
+func (e *Engine) IsOpen(start int64) bool {
+	for _, ev := range e.evs {
+		if ev.start == start {
+			return true
+		}
+	}
+	return false
+}
+
+// Open reports whether any event is open.
+func (e *Engine) Open() bool { return len(e.evs) > 0 }

@@ -11,8 +11,9 @@ import (
 func Example() {
 	pack, _ := patterns.Builtin()
 	m, _ := matcher.Compile(pack)
-	corr := matcher.NewCorrelator()
-	eng := m.NewEngine("server.log", func(o matcher.Occurrence) { corr.Add(o) })
+	eng := m.NewEngine("server.log", func(o matcher.Occurrence) {
+		fmt.Printf("%s lines %d-%d rank %q\n", o.ID, o.Line, o.EndLine, o.Rank)
+	})
 
 	log := `[2026-08-28 11:02:41 TP1] Scheduler hit an exception: Traceback (most recent call last):
   File "/sglang/srt/managers/scheduler.py", line 5191, in run_scheduler_process
@@ -21,10 +22,7 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB.
 [2026-08-28 11:02:41] Received sigquit from a child process. It usually means the child failed.
 `
 	eng.Scan(strings.NewReader(log))
-	for _, f := range corr.Findings() {
-		fmt.Printf("%s line %d ranks %v root=%v symptom_of=%q\n", f.ID, f.Line, f.Ranks, f.RootCause, f.SymptomOf)
-	}
 	// Output:
-	// torch/cuda-oom line 1 ranks [TP1] root=true symptom_of=""
-	// sglang/child-failed-sigquit line 5 ranks [] root=false symptom_of="torch/cuda-oom"
+	// torch/cuda-oom lines 1-3 rank "TP1"
+	// sglang/child-failed-sigquit lines 5-5 rank ""
 }

@@ -1,7 +1,6 @@
 package matcher
 
 import (
-	"bytes"
 	"sync"
 	"time"
 )
@@ -10,33 +9,37 @@ import (
 // child's output. Each block is matched as soon as it arrives, the
 // automaton running on several goroutines while one goroutine assembles
 // events in order, so a fast producer is not held back by matching on one
-// core. An event still open when the input goes quiet for the idle time is
-// closed, so that the last error of a server that died is reported then,
-// not at the end of input that may never come.
+// core.
 //
-// Write and Break are called from one goroutine; the engine's emit
-// function is called from Live's own goroutine, never concurrently with
-// itself.
+// Live never ends an event because the input paused: what the engine
+// makes of the bytes does not depend on their pacing. A reader that wants
+// to say something about an event still open while the input is quiet
+// asks for a tick and looks with Engine.Peek.
+//
+// Write, Break and Restart are called from one goroutine; the engine's
+// emit function and the tick are called from Live's own goroutine, never
+// concurrently with each other.
 type Live struct {
 	e        *Engine
-	idle     time.Duration
+	tick     func(quiet time.Duration) time.Duration
+	framer   framer
 	free     chan *job
 	work     chan *job
 	order    chan *job
-	carry    []byte // a partial last line
-	skipping bool   // dropping the rest of an overlong line
 	workers  sync.WaitGroup
 	consumer sync.WaitGroup
 	closed   bool
 }
 
 // Live starts feeding e: workers goroutines run the automaton (at least
-// one), and an event open when no input came for idle is closed (zero: only
-// at Close).
-func (e *Engine) Live(workers int, idle time.Duration) *Live {
+// one). tick, when not nil, is called on the goroutine that assembles
+// events: with 0 after each block has been assembled, and with how long
+// the input has been quiet once the wait it last asked for has passed. It
+// returns how long to wait before the next quiet call; 0 waits for input.
+func (e *Engine) Live(workers int, tick func(quiet time.Duration) time.Duration) *Live {
 	workers = max(workers, 1)
 	inflight := 2*workers + 1
-	l := &Live{e: e, idle: idle,
+	l := &Live{e: e, tick: tick,
 		free:  make(chan *job, inflight),
 		work:  make(chan *job, inflight),
 		order: make(chan *job, inflight),
@@ -49,7 +52,9 @@ func (e *Engine) Live(workers int, idle time.Duration) *Live {
 		go func() {
 			defer l.workers.Done()
 			for j := range l.work {
-				j.cands, j.norm = e.m.candidates(j.buf, j.cands[:0], j.norm)
+				if !j.restart {
+					j.cands, j.norm = e.m.candidates(j.buf, j.cands[:0], j.norm)
+				}
 				j.done <- struct{}{}
 			}
 		}()
@@ -59,15 +64,22 @@ func (e *Engine) Live(workers int, idle time.Duration) *Live {
 	return l
 }
 
-// consume assembles the blocks in order and closes events on idle.
+// consume assembles the blocks in order and ticks while the input is
+// quiet.
 func (l *Live) consume() {
 	defer l.consumer.Done()
-	var idle <-chan time.Time
-	var timer *time.Timer
-	if l.idle > 0 {
-		timer = time.NewTimer(l.idle)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	var quiet <-chan time.Time
+	var last time.Time // when the last block was assembled
+	wait := func(d time.Duration) {
 		timer.Stop()
-		defer timer.Stop()
+		quiet = nil
+		if d > 0 {
+			timer.Reset(d)
+			quiet = timer.C
+		}
 	}
 	for {
 		select {
@@ -76,21 +88,22 @@ func (l *Live) consume() {
 				return
 			}
 			<-j.done
-			l.e.feedLines(j.buf, j.cands)
+			if j.restart {
+				l.e.Restart()
+			} else {
+				l.e.feedLines(j.buf, j.cands)
+			}
 			l.free <- j
-			if timer != nil && len(l.e.evs) > 0 {
-				timer.Reset(l.idle)
-				idle = timer.C
+			last = time.Now()
+			if l.tick != nil {
+				wait(l.tick(0))
 			}
-		case <-idle:
-			idle = nil
+		case <-quiet:
+			quiet = nil
 			if len(l.order) > 0 {
-				// More input is already here; it may continue the event.
-				timer.Reset(l.idle)
-				idle = timer.C
-				continue
+				continue // more input is here: its block ticks
 			}
-			l.e.CloseEvents()
+			wait(l.tick(time.Since(last)))
 		}
 	}
 }
@@ -99,38 +112,25 @@ func (l *Live) consume() {
 // partial last line waits for its end, for Break or for Close. Write blocks
 // only while matching is behind by more than a few blocks.
 func (l *Live) Write(p []byte) (int, error) {
-	n := len(p)
-	if l.skipping {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			return n, nil
-		}
-		p, l.skipping = p[i+1:], false
-	}
-	i := bytes.LastIndexByte(p, '\n')
-	if i < 0 {
-		l.carry = append(l.carry, p...)
-		if len(l.carry) > MaxLine {
-			// One line longer than is matched: send its start and drop
-			// the rest up to its newline, as Scan does.
-			l.send(append(l.carry[:MaxLine], '\n'), nil)
-			l.carry, l.skipping = l.carry[:0], true
-		}
-		return n, nil
-	}
-	l.send(l.carry, p[:i+1])
-	l.carry = append(l.carry[:0], p[i+1:]...)
-	return n, nil
+	head, body := l.framer.frame(p)
+	l.send(head, body)
+	return len(p), nil
 }
 
 // Break ends a partial last line: the bytes written next do not continue
 // it (a followed file was rotated).
 func (l *Live) Break() {
-	if len(l.carry) > 0 {
-		l.send(append(l.carry, '\n'), nil)
-		l.carry = l.carry[:0]
-	}
-	l.skipping = false
+	l.send(l.framer.end(), nil)
+}
+
+// Restart ends a partial last line and what is open, and counts lines
+// from 1 again: the bytes written next start another file.
+func (l *Live) Restart() {
+	l.Break()
+	j := <-l.free
+	j.buf, j.restart = j.buf[:0], true
+	l.work <- j
+	l.order <- j
 }
 
 // send dispatches a block made of a and b, whole lines.
@@ -140,6 +140,7 @@ func (l *Live) send(a, b []byte) {
 	}
 	j := <-l.free
 	j.buf = append(append(j.buf[:0], a...), b...)
+	j.restart = false
 	l.work <- j
 	l.order <- j
 }
@@ -158,12 +159,4 @@ func (l *Live) Close() {
 	l.workers.Wait()
 	l.consumer.Wait()
 	l.e.Flush()
-}
-
-// CloseEvents ends the open events and reports them, as at the end of
-// input, but keeps a partial last line: more of it may come.
-func (e *Engine) CloseEvents() {
-	for len(e.evs) > 0 {
-		e.closeEvent(0)
-	}
 }

@@ -20,7 +20,7 @@ func TestLiveAgreesWithScan(t *testing.T) {
 	}
 	for _, workers := range []int{1, 3} {
 		var got []Occurrence
-		l := m.NewEngine("x", func(o Occurrence) { got = append(got, o) }).Live(workers, 0)
+		l := m.NewEngine("x", func(o Occurrence) { got = append(got, o) }).Live(workers, nil)
 		r := rand.New(rand.NewPCG(1, uint64(workers)))
 		for p := log; len(p) > 0; {
 			n := min(len(p), 1+r.IntN(70000))
@@ -34,33 +34,59 @@ func TestLiveAgreesWithScan(t *testing.T) {
 	}
 }
 
-// An event left open when the input goes quiet is reported after the idle
-// time, before the input ends; the partial line after it is kept.
-func TestLiveClosesEventsWhenIdle(t *testing.T) {
+// A pause in the input ends no event: an open event is only looked at,
+// through a tick and Peek, and the lines after the pause still join it.
+func TestLiveTicksWhenQuietAndEndsNothing(t *testing.T) {
 	m := testMatcher(t)
 	var mu sync.Mutex
-	var got []Occurrence
-	l := m.NewEngine("x", func(o Occurrence) {
+	var got, peeked []Occurrence
+	var e *Engine
+	e = m.NewEngine("x", func(o Occurrence) {
 		mu.Lock()
 		got = append(got, o)
 		mu.Unlock()
-	}).Live(2, 20*time.Millisecond)
-	l.Write([]byte("ok\nRuntimeError: CUDA error: out of memory\npartial Runtime"))
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n == 1 || time.Now().After(deadline) {
-			break
+	})
+	l := e.Live(2, func(quiet time.Duration) time.Duration {
+		if quiet == 0 {
+			return 10 * time.Millisecond
 		}
-		time.Sleep(5 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		e.Peek(func(o Occurrence, settled bool) { peeked = append(peeked, o) })
+		return 0
+	})
+	l.Write([]byte("ok\nTraceback (most recent call last):\n  File \"x.py\", line 1, in f\n"))
+	waitFor := func(cond func() bool) {
+		for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("timed out")
+			}
+		}
 	}
-	l.Write([]byte("Error: CUDA error: out of memory\n"))
+	waitFor(func() bool { mu.Lock(); defer mu.Unlock(); return len(peeked) > 0 })
+	mu.Lock()
+	if len(got) != 0 || !peeked[0].Partial || peeked[0].Line != 2 {
+		t.Errorf("after the pause: emitted %d, peeked %s", len(got), brief(peeked))
+	}
+	mu.Unlock()
+	l.Write([]byte("RuntimeError: CUDA error: out of memory\n"))
 	l.Close()
-	if want := "t/oom 2-2 rank=\"\" exc=\"RuntimeError\" msg=\"CUDA error: out of memory\"\n" +
-		"t/oom 3-3 rank=\"\" exc=\"\" msg=\"partial RuntimeError: CUDA error: out of memory\"\n"; brief(got) != want {
+	if want := "t/oom 2-4 rank=\"\" exc=\"RuntimeError\" msg=\"CUDA error: out of memory\"\n"; brief(got) != want {
 		t.Fatalf("got:\n%swant:\n%s", brief(got), want)
+	}
+}
+
+// Restart counts lines from 1 again, after what came before it.
+func TestLiveRestart(t *testing.T) {
+	m := testMatcher(t)
+	var got []Occurrence
+	l := m.NewEngine("x", func(o Occurrence) { got = append(got, o) }).Live(2, nil)
+	l.Write([]byte("a\nb\nRuntimeError: CUDA error: out of memory\nhalf"))
+	l.Restart()
+	l.Write([]byte("RuntimeError: CUDA error: out of memory\n"))
+	l.Close()
+	if len(got) != 2 || got[0].Line != 3 || got[1].Line != 1 {
+		t.Fatalf("got %s", brief(got))
 	}
 }
 
@@ -68,7 +94,7 @@ func TestLiveClosesEventsWhenIdle(t *testing.T) {
 func TestLiveBreak(t *testing.T) {
 	m := testMatcher(t)
 	var got []Occurrence
-	l := m.NewEngine("x", func(o Occurrence) { got = append(got, o) }).Live(1, 0)
+	l := m.NewEngine("x", func(o Occurrence) { got = append(got, o) }).Live(1, nil)
 	l.Write([]byte("old file's last words"))
 	l.Break()
 	l.Write([]byte("RuntimeError: CUDA error: out of memory\n"))
@@ -83,7 +109,7 @@ func TestLiveBreak(t *testing.T) {
 func TestLiveOverlongLine(t *testing.T) {
 	m := testMatcher(t)
 	var got []Occurrence
-	l := m.NewEngine("x", func(o Occurrence) { got = append(got, o) }).Live(2, 0)
+	l := m.NewEngine("x", func(o Occurrence) { got = append(got, o) }).Live(2, nil)
 	l.Write([]byte("RuntimeError: CUDA error: out of memory "))
 	chunk := bytes.Repeat([]byte("x"), 64<<10)
 	for range 3 * MaxLine / len(chunk) {

@@ -1,7 +1,6 @@
 package matcher
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"runtime"
@@ -16,6 +15,8 @@ type job struct {
 	cands []candidate
 	norm  []byte
 	done  chan struct{}
+	// restart asks the engine to count lines from 1 again (Live.Restart).
+	restart bool
 }
 
 // Scan reads r to its end and feeds every line to e, then flushes e. The
@@ -65,12 +66,12 @@ func (e *Engine) Scan(r io.Reader) error {
 	return readErr
 }
 
-// readBlocks fills jobs from free with whole lines and sends them. A line
-// longer than MaxLine is cut to MaxLine bytes for matching; the rest of it
-// is skipped. The last line may lack a newline; one is added.
+// readBlocks fills jobs from free with whole lines and sends them, framed
+// as every reader frames them (see framer). The last line may lack a
+// newline; one is added.
 func readBlocks(r io.Reader, free chan *job, send func(*job)) error {
+	var f framer
 	var carry []byte // start of a line that did not fit the previous block
-	skipping := false
 	for {
 		j := <-free
 		buf := append(j.buf[:0], carry...)
@@ -79,36 +80,13 @@ func readBlocks(r io.Reader, free chan *job, send func(*job)) error {
 		for len(buf) < blockSize && err == nil {
 			var n int
 			n, err = r.Read(buf[len(buf):blockSize])
-			chunk := buf[len(buf) : len(buf)+n]
-			if skipping { // drop the rest of an overlong line, newline included
-				i := bytes.IndexByte(chunk, '\n')
-				if i < 0 {
-					continue
-				}
-				copy(chunk, chunk[i+1:])
-				n -= i + 1
-				skipping = false
-			}
-			buf = buf[:len(buf)+n]
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			if len(buf) > 0 && buf[len(buf)-1] != '\n' {
-				buf = append(buf, '\n')
-			}
-			j.buf = buf
-			send(j)
-			return err
+			kept := f.drop(buf[len(buf) : len(buf)+n])
+			buf = buf[:len(buf)+len(kept)]
 		}
 		if err == nil {
-			i := bytes.LastIndexByte(buf, '\n')
-			switch {
-			case i >= 0:
-				carry = append(carry, buf[i+1:]...)
-				buf = buf[:i+1]
-			default: // one line fills the block: cut it
-				buf = append(buf[:MaxLine], '\n')
-				skipping = true
-			}
+			whole, rest := f.cut(buf)
+			carry = append(carry, rest...)
+			buf = whole
 		} else if len(buf) > 0 && buf[len(buf)-1] != '\n' {
 			buf = append(buf, '\n')
 		}
@@ -119,7 +97,10 @@ func readBlocks(r io.Reader, free chan *job, send func(*job)) error {
 			free <- j
 		}
 		if err != nil {
-			return nil
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
 		}
 	}
 }

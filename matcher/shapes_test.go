@@ -238,65 +238,6 @@ func TestEngineShapes(t *testing.T) {
 	}
 }
 
-// TestCorrelatorOrdersByEvidence: a complete cause first, symptoms next,
-// a traceback cut before its exception after them; a symptom printed
-// before the traceback it follows from is still linked to it.
-func TestCorrelatorOrdersByEvidence(t *testing.T) {
-	m := testMatcher(t)
-	tests := []struct {
-		name, log, want string
-	}{
-		{
-			name: "symptom before its cause",
-			log: "[2026-11-29 10:15:02] Received sigquit from a child process. It usually means the child failed.\n" +
-				"[2026-11-29 10:15:02 TP1] Scheduler hit an exception: Traceback (most recent call last):\n" +
-				"  File \"a.py\", line 1, in f\ntorch.OutOfMemoryError: CUDA out of memory.\n",
-			want: "t/oom root\nt/sigquit symptom of t/oom\n",
-		},
-		{
-			name: "cut traceback after the symptom, which points to it",
-			log: "[2026-11-29 10:15:02] Received sigquit from a child process. It usually means the child failed.\n" +
-				"[2026-11-29 10:15:02 TP2] Scheduler hit an exception: Traceback (most recent call last):\n" +
-				"  File \"a.py\", line 1, in init_torch_distributed\n",
-			want: "t/sigquit symptom of unknown/traceback\nunknown/traceback root partial\n",
-		},
-		{
-			name: "glog lines differing in addresses are one finding",
-			log: "E1129 10:01:02.1 1 rdma.cpp:203] Failed to register memory 0x7c0ab6000000: Bad address [14]\n" +
-				"E1129 10:01:02.2 1 rdma.cpp:203] Failed to register memory 0x7c0a4a000000: Bad address [14]\n",
-			want: "unknown/error root ×2\n",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := NewCorrelator()
-			for _, o := range occurrences(t, m, tt.log, 0) {
-				c.Add(o)
-			}
-			var b strings.Builder
-			for _, f := range c.Findings() {
-				b.WriteString(f.ID)
-				switch {
-				case f.RootCause:
-					b.WriteString(" root")
-				case f.SymptomOf != "":
-					b.WriteString(" symptom of " + f.SymptomOf)
-				}
-				if f.Partial {
-					b.WriteString(" partial")
-				}
-				if f.Count > 1 {
-					fmt.Fprintf(&b, " ×%d", f.Count)
-				}
-				b.WriteString("\n")
-			}
-			if b.String() != tt.want {
-				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tt.want)
-			}
-		})
-	}
-}
-
 // An open event keeps at most maxKept bytes of any message, however long
 // the line.
 func TestEventMemoryIsBounded(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/diagnose"
 )
 
 // jsonFinding is the finding contract: one JSON object per line. Field names
@@ -29,6 +29,10 @@ type jsonFinding struct {
 	Captures  map[string]string `json:"captures,omitempty"`
 	// Partial marks a traceback cut before its exception line.
 	Partial bool `json:"partial,omitempty"`
+	// Provisional marks a live view of an event still open; Withdrawn
+	// takes such a view back (see the README's live modes).
+	Provisional bool `json:"provisional,omitempty"`
+	Withdrawn   bool `json:"withdrawn,omitempty"`
 }
 
 type jsonSite struct {
@@ -45,7 +49,7 @@ func nullable(s string) *string {
 	return &s
 }
 
-func toJSON(f *matcher.Finding) jsonFinding {
+func toJSON(f *diagnose.Finding) jsonFinding {
 	j := jsonFinding{
 		ID: f.ID, Title: f.Title, Severity: f.Severity.String(),
 		Exception: nullable(f.Exception), Message: f.Message,
@@ -53,7 +57,7 @@ func toJSON(f *matcher.Finding) jsonFinding {
 		Count: f.Count, Ranks: f.Ranks,
 		FirstSeen: nullable(f.FirstSeen), LastSeen: nullable(f.LastSeen),
 		RootCause: f.RootCause, SymptomOf: nullable(f.SymptomOf),
-		Remedy: For(f), Captures: f.Captures, Partial: f.Partial,
+		Remedy: For(f), Captures: f.Captures, Partial: f.Partial, Provisional: f.Provisional,
 	}
 	if j.Ranks == nil {
 		j.Ranks = []string{}
@@ -65,8 +69,12 @@ func toJSON(f *matcher.Finding) jsonFinding {
 }
 
 // writeJSON writes one finding as a line of JSON.
-func writeJSON(w io.Writer, f *matcher.Finding) error {
+func writeJSON(w io.Writer, f *diagnose.Finding) error {
+	return encodeJSON(w, toJSON(f))
+}
+
+func encodeJSON(w io.Writer, j jsonFinding) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(toJSON(f))
+	return enc.Encode(j)
 }

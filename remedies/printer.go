@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/patterns"
 )
 
@@ -55,6 +55,9 @@ type Options struct {
 type Summary struct {
 	Sources []string
 	Lines   int64
+	// Dropped counts occurrences of distinct unrecognised errors that were
+	// counted but not kept.
+	Dropped int
 }
 
 // Printer renders findings to a writer.
@@ -74,7 +77,7 @@ func NewPrinter(w io.Writer, opt Options) *Printer {
 }
 
 // Finding writes one finding, as the live modes do when it appears.
-func (p *Printer) Finding(f *matcher.Finding) error {
+func (p *Printer) Finding(f *diagnose.Finding) error {
 	bw := bufio.NewWriter(p.w)
 	switch p.opt.Format {
 	case JSON:
@@ -89,9 +92,36 @@ func (p *Printer) Finding(f *matcher.Finding) error {
 	return bw.Flush()
 }
 
+// Update writes what a live session says: a new finding, an open event
+// shown as it stands, or the withdrawal of such a view.
+func (p *Printer) Update(u diagnose.Update) error {
+	if u.Kind != diagnose.Withdrawn {
+		return p.Finding(u.Finding)
+	}
+	f := u.Finding
+	bw := bufio.NewWriter(p.w)
+	switch p.opt.Format {
+	case JSON:
+		j := toJSON(f)
+		j.Withdrawn = true
+		if err := encodeJSON(bw, j); err != nil {
+			return err
+		}
+	case Markdown:
+		fmt.Fprintf(bw, "- withdrawn: **%s** at `%s`: the rest of its lines made it another finding\n", f.Title, location(f))
+	default:
+		if p.opt.Sources {
+			fmt.Fprintf(bw, "%s ", p.source(f.Source))
+		}
+		fmt.Fprintf(bw, "%s %s\n%s%s\n", p.st.meta.Render("withdrawn"), f.Title,
+			indent, p.st.meta.Render("at "+location(f)+" · the rest of its lines made it another finding"))
+	}
+	return bw.Flush()
+}
+
 // Report writes a whole report: every finding in order, then for text and
 // Markdown a summary line.
-func (p *Printer) Report(findings []*matcher.Finding, sum Summary) error {
+func (p *Printer) Report(findings []*diagnose.Finding, sum Summary) error {
 	bw := bufio.NewWriter(p.w)
 	if p.opt.Format == Markdown {
 		fmt.Fprintf(bw, "# tailfix report: %s\n\n", strings.Join(sum.Sources, ", "))
@@ -129,7 +159,7 @@ func (p *Printer) Report(findings []*matcher.Finding, sum Summary) error {
 	return bw.Flush()
 }
 
-func (p *Printer) summary(w io.Writer, findings []*matcher.Finding, sum Summary) {
+func (p *Printer) summary(w io.Writer, findings []*diagnose.Finding, sum Summary) {
 	where := fmt.Sprintf("%s (%s)", strings.Join(sum.Sources, ", "), plural(int(sum.Lines), "line"))
 	if len(findings) == 0 {
 		fmt.Fprintf(w, "%s %s\n", p.st.ok.Render("✓ no problems found"), "in "+where)
@@ -156,6 +186,9 @@ func (p *Printer) summary(w io.Writer, findings []*matcher.Finding, sum Summary)
 	line := fmt.Sprintf("%s in %s: %s", plural(len(findings), "finding"), where, strings.Join(parts, ", "))
 	if causes > 0 {
 		line += "; root cause first"
+	}
+	if sum.Dropped > 0 {
+		line += fmt.Sprintf("; %s more of unrecognised errors not listed", plural(sum.Dropped, "occurrence"))
 	}
 	fmt.Fprintln(w, p.st.summary.Render(line))
 }
@@ -195,7 +228,7 @@ const indent = "   "
 //	   Fix  1. …
 //	        - before
 //	        + after
-func (p *Printer) text(w io.Writer, f *matcher.Finding) {
+func (p *Printer) text(w io.Writer, f *diagnose.Finding) {
 	st := &p.st
 	if p.opt.Sources {
 		fmt.Fprintf(w, "%s ", p.source(f.Source))
@@ -217,6 +250,9 @@ func (p *Printer) text(w io.Writer, f *matcher.Finding) {
 		meta = append(meta, "symptom")
 	case f.Severity >= patterns.SeverityError:
 		meta = append(meta, "root cause")
+	}
+	if f.Provisional {
+		meta = append(meta, "so far: its lines are still coming")
 	}
 	fmt.Fprintf(w, "%s%s\n", indent, strings.Join(meta, st.meta.Render(" · ")))
 
@@ -261,7 +297,7 @@ func siteText(s *patterns.Site) string {
 }
 
 // remedy writes the Why / Fix part of a finding.
-func (p *Printer) remedy(w io.Writer, f *matcher.Finding) {
+func (p *Printer) remedy(w io.Writer, f *diagnose.Finding) {
 	st := &p.st
 	rem := For(f)
 	const gutter = indent + "     "
@@ -391,7 +427,7 @@ func diffFlags(before, after string, st *styles) (string, string) {
 }
 
 // markdown writes one finding as a Markdown section.
-func (p *Printer) markdown(w io.Writer, f *matcher.Finding) {
+func (p *Printer) markdown(w io.Writer, f *diagnose.Finding) {
 	fmt.Fprintf(w, "## %s: %s\n\n", strings.ToUpper(f.Severity.String()), f.Title)
 	fmt.Fprintf(w, "- id: `%s`\n", f.ID)
 	msg := f.Message
@@ -441,7 +477,7 @@ func (p *Printer) Record(r *patterns.Record) error {
 		}
 		return bw.Flush()
 	}
-	f := &matcher.Finding{ID: r.ID, Title: r.Title, Severity: r.Severity, Record: r,
+	f := &diagnose.Finding{ID: r.ID, Title: r.Title, Severity: r.Severity, Record: r,
 		Exception: r.Match.Exception, RootCause: r.Role != patterns.RoleSymptom}
 	if p.opt.Format == Markdown {
 		p.markdown(bw, f)
@@ -472,7 +508,7 @@ func (p *Printer) Record(r *patterns.Record) error {
 // Brief writes one line per finding and the summary line: what the live
 // modes print at the end, after the full hints went by. JSON writes nothing:
 // every finding was already written as it appeared.
-func (p *Printer) Brief(findings []*matcher.Finding, sum Summary) error {
+func (p *Printer) Brief(findings []*diagnose.Finding, sum Summary) error {
 	if p.opt.Format == JSON {
 		return nil
 	}
@@ -490,7 +526,7 @@ func (p *Printer) Brief(findings []*matcher.Finding, sum Summary) error {
 }
 
 // briefMeta is a finding's id, count, ranks, line and cause, on one line.
-func briefMeta(f *matcher.Finding) string {
+func briefMeta(f *diagnose.Finding) string {
 	line := f.ID
 	if f.Count > 1 || len(f.Ranks) > 0 {
 		line += fmt.Sprintf(" ×%d", f.Count)
@@ -506,7 +542,7 @@ func briefMeta(f *matcher.Finding) string {
 }
 
 // briefLine writes a finding on one line of text.
-func (p *Printer) briefLine(w io.Writer, f *matcher.Finding) {
+func (p *Printer) briefLine(w io.Writer, f *diagnose.Finding) {
 	if p.opt.Sources {
 		fmt.Fprintf(w, "%s ", p.source(f.Source))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 )
@@ -74,7 +75,7 @@ func TestJSONContract(t *testing.T) {
 	rec := &patterns.Record{ID: "sglang/x", Title: "X", Severity: patterns.SeverityError,
 		Cause: "because", Fix: patterns.Fix{Steps: []string{"do"}, Before: "--a 1", After: "--a 2"},
 		Where: &patterns.Site{Repo: "sgl-project/sglang", File: "f.py", Line: 3}}
-	fs := []*matcher.Finding{
+	fs := []*diagnose.Finding{
 		{ID: rec.ID, Title: rec.Title, Severity: rec.Severity, Record: rec, Exception: "RuntimeError", Message: "m",
 			Source: "a.log", Line: 2, EndLine: 9, Count: 2, Ranks: []string{"TP0", "TP1"},
 			FirstSeen: "2026-08-28 10:00:00", LastSeen: "2026-08-28 10:00:01", RootCause: true},
@@ -123,14 +124,14 @@ func TestJSONContract(t *testing.T) {
 }
 
 func TestTextNoColorHasNoEscapes(t *testing.T) {
-	f := &matcher.Finding{ID: "unknown/error", Title: "T", Severity: patterns.SeverityError, Message: "m", Source: "s", Line: 1, Count: 1, RootCause: true}
+	f := &diagnose.Finding{ID: "unknown/error", Title: "T", Severity: patterns.SeverityError, Message: "m", Source: "s", Line: 1, Count: 1, RootCause: true}
 	var buf bytes.Buffer
-	NewPrinter(&buf, Options{Format: Text, Color: false}).Report([]*matcher.Finding{f}, Summary{Sources: []string{"s"}, Lines: 1})
+	NewPrinter(&buf, Options{Format: Text, Color: false}).Report([]*diagnose.Finding{f}, Summary{Sources: []string{"s"}, Lines: 1})
 	if strings.Contains(buf.String(), "\x1b") {
 		t.Errorf("escape in plain output: %q", buf.String())
 	}
 	buf.Reset()
-	NewPrinter(&buf, Options{Format: Text, Color: true}).Report([]*matcher.Finding{f}, Summary{Sources: []string{"s"}, Lines: 1})
+	NewPrinter(&buf, Options{Format: Text, Color: true}).Report([]*diagnose.Finding{f}, Summary{Sources: []string{"s"}, Lines: 1})
 	if !strings.Contains(buf.String(), "\x1b[") {
 		t.Errorf("no escape in coloured output")
 	}

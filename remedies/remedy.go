@@ -15,6 +15,7 @@ import (
 
 	"github.com/tailfix/tailfix/patterns"
 
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/matcher"
 )
 
@@ -28,7 +29,7 @@ type Remedy struct {
 
 // For returns the remedy of a finding: the record's own, or for an error no
 // record knows, how to read and report it.
-func For(f *matcher.Finding) Remedy {
+func For(f *diagnose.Finding) Remedy {
 	if r := f.Record; r != nil && r.Gen != nil {
 		return generated(f, r)
 	}
@@ -71,7 +72,7 @@ var frameFuncRE = regexp.MustCompile(`, in (\S+)$`)
 
 // cutTraceback is the remedy of a traceback whose exception line is not in
 // the log: the frames say where it failed, not what failed.
-func cutTraceback(f *matcher.Finding) Remedy {
+func cutTraceback(f *diagnose.Finding) Remedy {
 	steps := []string{
 		fmt.Sprintf("Read the frames at %s: the last one is where the error was raised.", location(f)),
 		"Get the rest of the traceback: rerun with both streams captured (`2>&1 | tee server.log`), or look in the full log if this is an excerpt; its last line names the exception.",
@@ -101,7 +102,7 @@ var kindPhrase = map[string]string{
 // generated is the remedy of a record generated from sglang's source:
 // where the message comes from, under what condition, and what each flag
 // it names means.
-func generated(f *matcher.Finding, r *patterns.Record) Remedy {
+func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 	g := r.Gen
 	var cause strings.Builder
 	fmt.Fprintf(&cause, "%s in %s", cmp.Or(kindPhrase[g.Kind], "sglang reports this"), cmp.Or(g.Qualname, r.Where.Function))
@@ -158,7 +159,7 @@ func literalPrefix(tmpl string) string {
 }
 
 // location is "file:line" or "file:line-end".
-func location(f *matcher.Finding) string {
+func location(f *diagnose.Finding) string {
 	if f.Line <= 0 {
 		return f.Source // a command line, not a log
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/tailfix/tailfix/cmd/tailfix/internal/launch"
-	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
 )
@@ -135,8 +135,8 @@ func (e *env) loadRecords() (*patterns.Pack, error) {
 // the error each one predicts, most severe first. The record is a copy
 // whose before/after are the user's own flags, so that every output format
 // shows them; they are also in the captures "before" and "after".
-func checkFindings(pack *patterns.Pack, issues []launch.Issue) ([]*matcher.Finding, error) {
-	findings := make([]*matcher.Finding, 0, len(issues))
+func checkFindings(pack *patterns.Pack, issues []launch.Issue) ([]*diagnose.Finding, error) {
+	findings := make([]*diagnose.Finding, 0, len(issues))
 	for _, is := range issues {
 		rec := pack.Lookup(is.ID)
 		if rec == nil {
@@ -151,18 +151,18 @@ func checkFindings(pack *patterns.Pack, issues []launch.Issue) ([]*matcher.Findi
 			caps = map[string]string{}
 		}
 		caps["before"], caps["after"] = is.Before, is.After
-		findings = append(findings, &matcher.Finding{
+		findings = append(findings, &diagnose.Finding{
 			ID: r.ID, Title: r.Title, Severity: cmp.Or(is.Severity, r.Severity), Record: &r,
 			Message: is.Message, Captures: caps, Source: is.Side, Line: 0, EndLine: 0, Count: 1, RootCause: true,
 		})
 	}
-	slices.SortStableFunc(findings, func(a, b *matcher.Finding) int { return cmp.Compare(b.Severity, a.Severity) })
+	slices.SortStableFunc(findings, func(a, b *diagnose.Finding) int { return cmp.Compare(b.Severity, a.Severity) })
 	return findings, nil
 }
 
 // printCheck writes the findings one by one, then a summary line; JSON
 // writes the findings alone.
-func printCheck(e *env, findings []*matcher.Finding, what string) error {
+func printCheck(e *env, findings []*diagnose.Finding, what string) error {
 	p := e.printer(e.stdout)
 	if e.format == remedies.JSON {
 		for _, f := range findings {
@@ -172,7 +172,8 @@ func printCheck(e *env, findings []*matcher.Finding, what string) error {
 		}
 		return nil
 	}
-	w := bufio.NewWriter(e.stdout)
+	out := e.findings(e.stdout)
+	w := bufio.NewWriter(out)
 	if len(findings) == 0 {
 		fmt.Fprintf(w, "✓ no problems found in %s\n", what)
 		return w.Flush()
@@ -185,7 +186,7 @@ func printCheck(e *env, findings []*matcher.Finding, what string) error {
 	}
 	for i, f := range findings {
 		if i > 0 && e.format == remedies.Text {
-			fmt.Fprintln(e.stdout)
+			fmt.Fprintln(out)
 		}
 		if err := p.Finding(f); err != nil {
 			return err

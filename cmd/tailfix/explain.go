@@ -4,8 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/tailfix/tailfix/matcher"
-	"github.com/tailfix/tailfix/remedies"
+	"github.com/tailfix/tailfix/diagnose"
 )
 
 type explainCmd struct {
@@ -23,23 +22,23 @@ func (c *explainCmd) Run(e *env) error {
 	if r := m.Pack().Lookup(strings.TrimSpace(text)); r != nil {
 		return p.Record(r)
 	}
-	corr := matcher.NewCorrelator()
-	eng := m.NewEngine("text", func(o matcher.Occurrence) { corr.Add(o) })
-	eng.Write([]byte(text))
-	eng.Flush()
-	findings := corr.Findings()
-	if len(findings) == 0 {
+	sess := diagnose.New(m, diagnose.Options{})
+	if err := sess.Add("text", diagnose.SourceOptions{}).Scan(strings.NewReader(text)); err != nil {
+		return err
+	}
+	r := sess.Reports()[0]
+	if len(r.Findings) == 0 {
 		return hintError{errors.New("no pattern id or known error in that text"),
 			"'tailfix patterns list' shows the ids; give the error line as the log prints it"}
 	}
-	for _, f := range findings {
+	for _, f := range r.Findings {
 		if f.Record != nil {
 			if err := p.Record(f.Record); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := p.Report([]*matcher.Finding{f}, remedies.Summary{Sources: []string{"text"}, Lines: eng.Lines()}); err != nil {
+		if err := p.Report([]*diagnose.Finding{f}, summary(r)); err != nil {
 			return err
 		}
 	}

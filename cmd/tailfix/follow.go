@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tailfix/tailfix/cmd/tailfix/internal/follow"
+	"github.com/tailfix/tailfix/diagnose"
 )
 
 type followCmd struct {
@@ -21,24 +23,23 @@ func (c *followCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	s := newSession(e, m)
-	s.hints = s.e.printerWith(e.stderr, true)
-	inputs := map[string]*input{}
-	var order []string
+	// Findings go to stdout, which follow writes nothing else to.
+	l := newLive(e, m, e.stdout, true)
+	inputs := map[string]*diagnose.Source{}
 	out := func(ch follow.Chunk) {
 		in, ok := inputs[ch.Path]
 		if !ok {
-			in = s.open(ch.Path, 1, nil)
+			in = l.open(ch.Path, 1, diagnose.SourceOptions{})
 			inputs[ch.Path] = in
-			order = append(order, ch.Path)
 		} else if ch.Break {
-			in.live.Break()
+			in.Break()
 		}
-		in.live.Write(ch.Data)
+		in.Write(ch.Data)
 	}
+	var mu sync.Mutex // warnings
 	warn := func(path string, err error) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
 		if path == "" {
 			fmt.Fprintf(e.stderr, "tailfix: warning: %v\n", err)
 			return
@@ -61,7 +62,7 @@ func (c *followCmd) Run(e *env) error {
 	if err := follow.Follow(ctx, c.Paths, opts, out); err != nil {
 		return err
 	}
-	findings, err := s.finish(order)
+	findings, err := l.finish()
 	if err != nil {
 		return err
 	}

@@ -1,93 +1,88 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"sync"
 	"syscall"
-	"time"
 
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/matcher"
-	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
 )
 
-// liveIdle is how long an input must be quiet before its open event is
-// reported: a traceback with nothing after it (the server died) is then
-// hinted at once rather than at the end of input.
-const liveIdle = 40 * time.Millisecond
-
-// session is what the live modes share: one correlator over all inputs,
-// hints on stderr as findings appear, and the summary at the end.
-type session struct {
-	e     *env
-	m     *matcher.Matcher
-	mu    sync.Mutex // the correlator and the hint printer
-	corr  *matcher.Correlator
-	hints *remedies.Printer
-	lives []*input
+// live is what the live modes share: a diagnosis session whose updates
+// are printed as they come, and the summary at the end.
+type live struct {
+	sess    *diagnose.Session
+	mu      sync.Mutex // sources
+	sources []*diagnose.Source
+	hints   *remedies.Printer
+	w       io.Writer
+	json    bool
 }
 
-// input is one live source: its engine and where its lines go.
-type input struct {
-	name string
-	live *matcher.Live
-	eng  *matcher.Engine
+// newLive starts a session whose findings go to w (or --output), each
+// labelled with its input when labelled is true.
+func newLive(e *env, m *matcher.Matcher, w io.Writer, labelled bool) *live {
+	l := &live{hints: e.printerWith(w, labelled), w: e.findings(w), json: e.format == remedies.JSON}
+	l.sess = diagnose.New(m, diagnose.Options{Update: func(u diagnose.Update) {
+		l.hints.Update(u) // a failing writer must not stop the inputs
+	}})
+	return l
 }
 
-func newSession(e *env, m *matcher.Matcher) *session {
-	return &session{e: e, m: m, corr: matcher.NewCorrelator(), hints: e.printer(e.stderr)}
+// open starts a live input named name, matched on workers goroutines.
+func (l *live) open(name string, workers int, opt diagnose.SourceOptions) *diagnose.Source {
+	src := l.sess.Add(name, opt)
+	src.Start(workers)
+	l.mu.Lock()
+	l.sources = append(l.sources, src)
+	l.mu.Unlock()
+	return src
 }
 
-// open starts a live input named name, matched on workers goroutines;
-// known, when not nil, is the server's configuration before its log gives
-// its own.
-func (s *session) open(name string, workers int, known matcher.Config) *input {
-	in := &input{name: name}
-	in.eng = s.m.NewEngine(name, func(o matcher.Occurrence) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		// Errors are hinted at once; warnings and notes wait for the
-		// summary, so that a healthy server's routine warnings do not
-		// crowd the terminal.
-		if f, isNew := s.corr.Add(o); isNew && f.Severity >= patterns.SeverityError {
-			s.hints.Finding(f) // a failing stderr must not stop the inputs
-		}
-	})
-	if known != nil {
-		in.eng.KnowConfig(known)
+// finish ends every input, prints the summary of each report, and returns
+// all findings.
+func (l *live) finish() ([]*diagnose.Finding, error) {
+	l.mu.Lock()
+	sources := l.sources
+	l.mu.Unlock()
+	for _, src := range sources {
+		src.Close()
 	}
-	in.live = in.eng.Live(workers, liveIdle)
-	s.mu.Lock()
-	s.lives = append(s.lives, in)
-	s.mu.Unlock()
-	return in
-}
-
-// finish closes every input, prints the summary, and returns the findings.
-func (s *session) finish(sources []string) ([]*matcher.Finding, error) {
-	var lines int64
-	var servers []matcher.ServerConfig
-	for _, in := range s.lives {
-		in.live.Close()
-		lines += in.eng.Lines()
-		if sa, line := in.eng.ServerConfig(); sa != nil {
-			servers = append(servers, matcher.ServerConfig{Source: in.name, Line: line, Config: sa})
+	reports := l.sess.Reports()
+	var all []*diagnose.Finding
+	for _, r := range reports {
+		all = append(all, r.Findings...)
+	}
+	if len(all) == 0 || l.json {
+		return all, nil // JSON: every finding was written as it came
+	}
+	l.w.Write([]byte{'\n'})
+	for _, r := range reports {
+		if len(r.Findings) == 0 {
+			continue
+		}
+		if err := l.hints.Brief(r.Findings, summary(r)); err != nil {
+			return all, err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// Prefill and decode logs followed together: settings they must agree on.
-	for _, o := range s.m.PDMismatches(servers) {
-		s.corr.Add(o)
+	return all, nil
+}
+
+// summary is what a report covered.
+func summary(r diagnose.Report) remedies.Summary {
+	names := make([]string, len(r.Sources))
+	for i, n := range r.Sources {
+		names[i] = n
+		if n == "-" {
+			names[i] = "stdin"
+		}
 	}
-	findings := s.corr.Findings()
-	if len(findings) == 0 {
-		return findings, nil
-	}
-	s.e.stderr.Write([]byte{'\n'})
-	return findings, s.hints.Brief(findings, remedies.Summary{Sources: sources, Lines: lines})
+	return remedies.Summary{Sources: names, Lines: r.Lines, Dropped: r.Dropped}
 }
 
 // allCores is the number of automaton goroutines for a single fast input.

@@ -168,10 +168,10 @@ func TestRunHintsAndForwardsSignals(t *testing.T) {
 	}
 }
 
-// follow hints at each file's errors as they are written, labelled with
-// the file, follows files that match later, warns about a file it cannot
-// read and keeps the others, and on Ctrl-C stops with the summary and
-// nothing left running.
+// follow hints at each file's errors on stdout as they are written,
+// labelled with the file, follows files that match later, warns on stderr
+// about a file it cannot read and keeps the others, and on Ctrl-C stops
+// with a summary for each unrelated file and nothing left running.
 func TestFollowFilesUntilInterrupted(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	dir := t.TempDir()
@@ -195,20 +195,25 @@ func TestFollowFilesUntilInterrupted(t *testing.T) {
 	})
 	time.Sleep(100 * time.Millisecond)
 	appendTo(t, a, dyingServer)
-	waitFor(t, "the hint for prefill.log", func() bool { return strings.Contains(stderr.String(), "["+a+"]  ERROR  GPU ran out of memory") })
+	waitFor(t, "the hint for prefill.log", func() bool { return strings.Contains(stdout.String(), "["+a+"]  ERROR  GPU ran out of memory") })
 	appendTo(t, filepath.Join(dir, "decode-0.log"), "[2026-11-29 10:15:02] Received sigquit from a child process. It usually means the child failed.\n")
-	waitFor(t, "the hint for decode-0.log", func() bool { return strings.Contains(stderr.String(), "decode-0.log]  ERROR  A child process failed") })
+	waitFor(t, "the hint for decode-0.log", func() bool { return strings.Contains(stdout.String(), "decode-0.log]  ERROR  A child process failed") })
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 	waitExit(t, code, exitFound, "follow did not stop on Ctrl-C")
-	got := stderr.String()
+	got := stdout.String()
 	if strings.Contains(got, "CUDA error: out of memory") {
 		t.Errorf("follow read what was there before it started:\n%s", got)
 	}
-	if !strings.Contains(got, "2 findings in "+a+", "+filepath.Join(dir, "decode-0.log")) {
-		t.Errorf("no summary:\n%s", got)
+	for _, name := range []string{a, filepath.Join(dir, "decode-0.log")} {
+		if !strings.Contains(got, "1 finding in "+name+" (") {
+			t.Errorf("no summary of %s on its own:\n%s", name, got)
+		}
 	}
-	if stdout.String() != "" {
-		t.Errorf("follow wrote to stdout: %q", stdout.String())
+	if strings.Contains(got, "symptom of torch/cuda-oom") {
+		t.Errorf("a symptom in one file was linked to a cause in an unrelated one:\n%s", got)
+	}
+	if strings.Contains(stderr.String(), "ERROR") {
+		t.Errorf("follow wrote findings to stderr: %q", stderr.String())
 	}
 }
 

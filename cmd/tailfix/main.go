@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/term"
 
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
@@ -54,6 +56,7 @@ type cli struct {
 	Patterns []string `help:"Also load the pattern records under DIR (YAML, or seed JSON with schemaVersion 2). A record replaces a built-in one with the same id. Repeatable." placeholder:"DIR" name:"patterns"`
 	FailOn   string   `help:"Exit with status 1 when a finding is at or above this severity: ${enum}." default:"error" enum:"info,warning,error,fatal,never" name:"fail-on"`
 	LogLevel string   `help:"Level of tailfix's own diagnostics on stderr: ${enum}." default:"warn" enum:"debug,info,warn,error" name:"log-level"`
+	Output   string   `help:"Write findings to FILE instead of the terminal (stdout for scan, follow, check and explain; stderr for the pipe and run, whose stdout is the server's own output)." placeholder:"FILE"`
 
 	Pipe    pipeCmd     `cmd:"" default:"1" help:"Read a log on stdin, pass it to stdout unchanged, and print hints on stderr as problems appear."`
 	Scan    scanCmd     `cmd:"" help:"Report what went wrong in saved logs, root cause first."`
@@ -73,8 +76,9 @@ type env struct {
 	stdout, stderr io.Writer
 	log            zerolog.Logger
 	format         remedies.Format
-	color          bool
-	width          int
+	colorFlag      string // --color: auto, always or never
+	getenv         func(string) string
+	output         io.Writer // --output, or nil
 	failOn         patterns.Severity // 0: never fail
 	patternDirs    []string
 }
@@ -121,10 +125,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintf(stderr, "tailfix: hint: run 'tailfix --help' for usage\n")
 		return exitUsageErr
 	}
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, patternDirs: c.Patterns}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, patternDirs: c.Patterns, colorFlag: c.Color, getenv: getenv}
 	e.format, _ = remedies.ParseFormat(c.Format) // kong checked the enum
-	e.color = decideColor(c.Color, stdout, getenv)
-	e.width = terminalWidth(stdout)
+	if c.Output != "" {
+		f, err := os.Create(c.Output)
+		if err != nil {
+			fmt.Fprintf(stderr, "tailfix: error: cannot write findings to %q: %v\n", c.Output, unwrapPath(err))
+			return exitUsageErr
+		}
+		defer func() {
+			if err := f.Close(); err != nil && code != exitUsageErr {
+				fmt.Fprintf(stderr, "tailfix: error: write %q: %v\n", c.Output, unwrapPath(err))
+				code = exitUsageErr
+			}
+		}()
+		e.output = f
+	}
 	if c.FailOn != "never" {
 		e.failOn, _ = patterns.ParseSeverity(c.FailOn)
 	}
@@ -171,9 +187,9 @@ func lowerFirst(s string) string {
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
-// decideColor settles colour once: always and never win; auto colours only
-// a terminal, and only when NO_COLOR is unset or empty.
-func decideColor(flag string, stdout io.Writer, getenv func(string) string) bool {
+// decideColor settles colour for one writer: always and never win; auto
+// colours only a terminal, and only when NO_COLOR is unset or empty.
+func decideColor(flag string, w io.Writer, getenv func(string) string) bool {
 	switch flag {
 	case "always":
 		return true
@@ -183,14 +199,27 @@ func decideColor(flag string, stdout io.Writer, getenv func(string) string) bool
 	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := stdout.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	fd, ok := fdOf(w)
+	return ok && term.IsTerminal(fd)
 }
 
-// terminalWidth is the width of a terminal stdout, or 100.
-func terminalWidth(stdout io.Writer) int {
-	if f, ok := stdout.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+// fdOf is the file descriptor behind w, if it has one.
+func fdOf(w io.Writer) (int, bool) {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok || f.Fd() == ^uintptr(0) {
+		return 0, false
+	}
+	return int(f.Fd()), true
+}
+
+// terminalWidth is the width to wrap the text written to w at: COLUMNS
+// when set, else the terminal's width, else 100; at most 120.
+func terminalWidth(w io.Writer, getenv func(string) string) int {
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
+		return min(n, 120)
+	}
+	if fd, ok := fdOf(w); ok {
+		if w, _, err := term.GetSize(fd); err == nil && w > 0 {
 			return min(w, 120)
 		}
 	}
@@ -231,6 +260,16 @@ func (e *env) pack(builtin func() (*patterns.Pack, error)) (*patterns.Pack, erro
 	return pack, nil
 }
 
+// findings is where findings go: --output when given, else w.
+func (e *env) findings(w io.Writer) io.Writer {
+	if e.output != nil {
+		return e.output
+	}
+	return w
+}
+
+// printer renders findings to w (or to --output), with colour and width
+// decided for the writer it writes.
 func (e *env) printer(w io.Writer) *remedies.Printer {
 	return e.printerWith(w, false)
 }
@@ -238,11 +277,13 @@ func (e *env) printer(w io.Writer) *remedies.Printer {
 // printerWith is printer, labelling each finding with its input when
 // sources is true.
 func (e *env) printerWith(w io.Writer, sources bool) *remedies.Printer {
-	return remedies.NewPrinter(w, remedies.Options{Format: e.format, Color: e.color, Width: e.width, Sources: sources})
+	w = e.findings(w)
+	return remedies.NewPrinter(w, remedies.Options{Format: e.format,
+		Color: decideColor(e.colorFlag, w, e.getenv), Width: terminalWidth(w, e.getenv), Sources: sources})
 }
 
 // verdict is errFound when a finding is at or above --fail-on.
-func (e *env) verdict(findings []*matcher.Finding) error {
+func (e *env) verdict(findings []*diagnose.Finding) error {
 	if e.failOn == 0 {
 		return nil
 	}

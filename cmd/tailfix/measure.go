@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
@@ -166,13 +167,12 @@ func measureCase(m *matcher.Matcher, path string, k corpusCase) (caseResult, err
 	if err != nil {
 		return caseResult{}, fmt.Errorf("corpus case %q: %w", k.File, unwrapPath(err))
 	}
-	corr := matcher.NewCorrelator()
-	eng := m.NewEngine(k.File, func(o matcher.Occurrence) { corr.Add(o) })
-	if err := eng.Scan(bytes.NewReader(data)); err != nil {
+	sess := diagnose.New(m, diagnose.Options{})
+	if err := sess.Add(k.File, diagnose.SourceOptions{}).Scan(bytes.NewReader(data)); err != nil {
 		return caseResult{}, fmt.Errorf("corpus case %q: %w", k.File, err)
 	}
-	var errs []*matcher.Finding
-	for _, f := range corr.Findings() {
+	var errs []*diagnose.Finding
+	for _, f := range sess.Findings() {
 		if f.Severity >= patterns.SeverityError {
 			errs = append(errs, f)
 		}
@@ -224,7 +224,7 @@ func keyLines(data []byte, msg string) []int64 {
 }
 
 // holds reports whether finding f is the expected error of case k.
-func holds(f *matcher.Finding, k corpusCase, keys []int64) bool {
+func holds(f *diagnose.Finding, k corpusCase, keys []int64) bool {
 	if f.Exception != "" && k.ExpectedException != "" && !matcher.SameClass(f.Exception, k.ExpectedException) {
 		return false
 	}

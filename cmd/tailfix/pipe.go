@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tailfix/tailfix/diagnose"
 )
 
 type pipeCmd struct{}
@@ -27,8 +29,8 @@ func (pipeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	s := newSession(e, m)
-	in := s.open("-", allCores(), nil)
+	l := newLive(e, m, e.stderr, false)
+	in := l.open("-", allCores(), diagnose.SourceOptions{})
 
 	var mu sync.Mutex // in.live between the reader and an early stop
 	stopped := false
@@ -57,7 +59,7 @@ wait:
 	mu.Lock()
 	stopped = true // the reader may still be blocked in Read; it writes nothing more
 	mu.Unlock()
-	findings, err := s.finish([]string{"stdin"})
+	findings, err := l.finish()
 	if readErr != nil {
 		return readErr
 	}
@@ -69,7 +71,7 @@ wait:
 
 // copyAndMatch passes stdin through to stdout and to the matcher until the
 // input ends or the pipe is stopped.
-func copyAndMatch(e *env, in *input, mu *sync.Mutex, stopped *bool) error {
+func copyAndMatch(e *env, in *diagnose.Source, mu *sync.Mutex, stopped *bool) error {
 	growPipe(e.stdin)
 	growPipe(e.stdout)
 	buf := make([]byte, 1<<20)
@@ -92,7 +94,7 @@ func copyAndMatch(e *env, in *input, mu *sync.Mutex, stopped *bool) error {
 				mu.Unlock()
 				return nil
 			}
-			in.live.Write(buf[:n])
+			in.Write(buf[:n])
 			mu.Unlock()
 		}
 		if rerr == io.EOF {

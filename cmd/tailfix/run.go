@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tailfix/tailfix/cmd/tailfix/internal/launch"
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 )
@@ -47,7 +48,7 @@ func (c *runCmd) Run(e *env) error {
 	}
 	stderr := &lockedWriter{w: e.stderr}
 	e.stderr = stderr
-	s := newSession(e, m)
+	l := newLive(e, m, stderr, false)
 
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -100,7 +101,7 @@ func (c *runCmd) Run(e *env) error {
 		r    *os.File
 		w    io.Writer
 	}{{"stdout", outR, e.stdout}, {"stderr", errR, stderr}} {
-		in := s.open(p.name, allCores(), known)
+		in := l.open(p.name, allCores(), diagnose.SourceOptions{Known: known, Group: "command"})
 		copiers.Add(1)
 		go func() {
 			defer copiers.Done()
@@ -133,7 +134,7 @@ wait:
 	}
 	outR.Close()
 	errR.Close()
-	if _, err := s.finish([]string{"stdout", "stderr"}); err != nil {
+	if _, err := l.finish(); err != nil {
 		return err
 	}
 	return childStatus(cmd, werr)
@@ -141,13 +142,13 @@ wait:
 
 // passThrough copies one of the child's streams to ours and to its input
 // until the stream ends.
-func passThrough(r io.Reader, w io.Writer, in *input) {
+func passThrough(r io.Reader, w io.Writer, in *diagnose.Source) {
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			w.Write(buf[:n]) // a closed terminal must not stop the child
-			in.live.Write(buf[:n])
+			in.Write(buf[:n])
 		}
 		if err != nil {
 			return
@@ -174,6 +175,15 @@ func childStatus(cmd *exec.Cmd, werr error) error {
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+}
+
+// Fd is the descriptor of the writer underneath, so that colour and width
+// are decided for the terminal it may be.
+func (l *lockedWriter) Fd() uintptr {
+	if f, ok := l.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {

@@ -1,7 +1,6 @@
-package matcher
+package diagnose
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,12 +24,11 @@ func TestFixtureFindings(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			c := NewCorrelator()
-			e := m.NewEngine(filepath.Base(path), func(o Occurrence) { c.Add(o) })
-			if err := e.Scan(f); err != nil {
+			s := New(m, Options{})
+			if err := s.Add(filepath.Base(path), SourceOptions{}).Scan(f); err != nil {
 				t.Fatal(err)
 			}
-			got := listFindings(c.Findings())
+			got := listFindings(s.Findings())
 			golden := filepath.Join("../testdata/findings", name+".txt")
 			if os.Getenv("UPDATE_GOLDEN") != "" {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -47,31 +45,4 @@ func TestFixtureFindings(t *testing.T) {
 			}
 		})
 	}
-}
-
-// listFindings renders findings one per line, the facts a diagnosis
-// stands on.
-func listFindings(fs []*Finding) string {
-	var b strings.Builder
-	for _, f := range fs {
-		role := "root cause"
-		switch {
-		case !f.RootCause && f.SymptomOf != "":
-			role = "symptom of " + f.SymptomOf
-		case !f.RootCause:
-			role = "symptom"
-		}
-		if f.Partial {
-			role += ", cut off"
-		}
-		fmt.Fprintf(&b, "%s %s lines %d-%d ×%d", f.ID, f.Severity, f.Line, f.EndLine, f.Count)
-		if len(f.Ranks) > 0 {
-			fmt.Fprintf(&b, " on %s", strings.Join(f.Ranks, ","))
-		}
-		fmt.Fprintf(&b, " (%s)\n    %s: %s\n", role, f.Exception, f.Message)
-	}
-	if len(fs) == 0 {
-		b.WriteString("no findings\n")
-	}
-	return b.String()
 }

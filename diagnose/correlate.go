@@ -1,0 +1,353 @@
+package diagnose
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
+)
+
+// Finding is one distinct error, merged over all its occurrences: the same
+// error on eight ranks is one finding seen eight times.
+type Finding struct {
+	ID       string
+	Title    string
+	Severity patterns.Severity
+	// Record is the matched record, or nil for an unknown error.
+	Record *patterns.Record
+	// Exception, Message and Captures come from the earliest occurrence's
+	// key line.
+	Exception string
+	Message   string
+	Captures  map[string]string
+	// Source, Line and EndLine locate the earliest occurrence.
+	Source        string
+	Line, EndLine int64
+	Count         int
+	Ranks         []string
+	FirstSeen     string
+	LastSeen      string
+	// RootCause is true for a cause; a symptom names the finding it follows
+	// from in SymptomOf, when one came before it.
+	RootCause bool
+	SymptomOf string
+	// Partial is true for a traceback cut before its exception line: it
+	// says where the error happened but not what it was.
+	Partial bool
+	// Provisional is true for a live view of an event whose lines are
+	// still coming: what it is so far, which the rest may change.
+	Provisional bool
+	// Config is the configuration of the server whose log the finding
+	// was first seen in, when the log gave it.
+	Config matcher.Config
+
+	// wrapper is true for a record that wraps another error in its own
+	// message; it is a root cause only when nothing before it is.
+	wrapper bool
+	key     string // which occurrences are this finding
+	src     int    // order of the finding's source among the inputs
+}
+
+// correlator merges one input's occurrences into findings. Its findings
+// are kept in the order of their first line. It is not safe for concurrent
+// use.
+type correlator struct {
+	findings []*Finding
+	byKey    map[string]*Finding
+	unknown  int // distinct unrecognised findings kept
+	// dropped counts occurrences of distinct unrecognised errors beyond
+	// maxUnknown, which are counted but not kept.
+	dropped int
+}
+
+// maxUnknown bounds the distinct unrecognised findings one input keeps:
+// days of follow over a server that logs a new message each minute must
+// not grow without end.
+const maxUnknown = 1000
+
+func newCorrelator() *correlator {
+	return &correlator{byKey: make(map[string]*Finding)}
+}
+
+// key says which occurrences are the same error: the record, or for an
+// unknown error its exception and message with numbers masked.
+func key(o *matcher.Occurrence) string {
+	if o.Record != nil {
+		return o.ID
+	}
+	return o.ID + "\x00" + o.Exception + "\x00" + maskNumbers(o.Message)
+}
+
+// maskNumbers replaces what differs between occurrences of one error with
+// N: hex addresses, runs of eight or more hex digits (request ids) and
+// decimal numbers (ranks, sizes, pids). It is a hand-written scanner, not
+// a regexp: it runs once per occurrence.
+func maskNumbers(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	isHex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	isWord := func(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '0' && i+2 < len(s) && s[i+1] == 'x' && isHex(s[i+2]):
+			j := i + 2
+			for j < len(s) && isHex(s[j]) {
+				j++
+			}
+			b.WriteByte('N')
+			i = j
+			continue
+		case isHex(c) && (i == 0 || !isWord(s[i-1])):
+			j := i
+			for j < len(s) && ('0' <= s[j] && s[j] <= '9' || 'a' <= s[j] && s[j] <= 'f') {
+				j++
+			}
+			if j-i >= 8 && (j == len(s) || !isWord(s[j])) {
+				b.WriteByte('N')
+				i = j
+				continue
+			}
+		}
+		if isDigit(c) {
+			j := i
+			for j < len(s) && isDigit(s[j]) {
+				j++
+			}
+			b.WriteByte('N')
+			i = j
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}
+
+// add merges an occurrence of input src. It returns the finding and
+// whether it is new; nil when the occurrence is an unrecognised error past
+// the cap, counted in dropped.
+func (c *correlator) add(o matcher.Occurrence, src int) (*Finding, bool) {
+	k := key(&o)
+	if f, ok := c.byKey[k]; ok {
+		f.merge(&o)
+		return f, false
+	}
+	if o.Record == nil {
+		if c.unknown >= maxUnknown {
+			c.dropped++
+			return nil, false
+		}
+		c.unknown++
+	}
+	f := newFinding(o, k, src)
+	c.byKey[k] = f
+	i, _ := slices.BinarySearchFunc(c.findings, f, before)
+	c.findings = slices.Insert(c.findings, i, f)
+	return f, true
+}
+
+// has reports whether the finding of key k exists.
+func (c *correlator) has(k string) bool { return c.byKey[k] != nil }
+
+// newFinding makes the finding of one occurrence.
+func newFinding(o matcher.Occurrence, k string, src int) *Finding {
+	f := &Finding{
+		ID: o.ID, Record: o.Record,
+		Exception: o.Exception, Message: o.Message, Captures: o.Captures,
+		Source: o.Source, Line: o.Line, EndLine: o.EndLine,
+		Count: 1, FirstSeen: o.Time, LastSeen: o.Time,
+		RootCause: true, Partial: o.Partial, Config: o.Config,
+		key: k, src: src,
+	}
+	f.addRank(o.Rank)
+	if r := o.Record; r != nil {
+		f.Title, f.Severity = r.Title, r.Severity
+		f.wrapper = r.Role == patterns.RoleWrapper
+		f.RootCause = r.Role != patterns.RoleSymptom
+	} else {
+		f.Severity = patterns.SeverityError
+		f.Title = "Unrecognised error"
+		switch {
+		case o.Partial:
+			f.Title = "Traceback cut off before its exception"
+		case o.ID == matcher.UnknownTraceback:
+			f.Title = "Unrecognised traceback"
+		}
+	}
+	return f
+}
+
+// merge counts another occurrence of f. What the finding shows comes from
+// its earliest occurrence, whatever order they were added in, so that a
+// live reader and a post-mortem agree.
+func (f *Finding) merge(o *matcher.Occurrence) {
+	f.Count++
+	f.addRank(o.Rank)
+	f.seen(o.Time, o.Time)
+	if matcher.IsPair(o.Config) {
+		f.Config = o.Config // both sides' flags say more than one side's
+	}
+	if o.Line < f.Line {
+		f.Exception, f.Message, f.Captures = o.Exception, o.Message, o.Captures
+		f.Line, f.EndLine, f.Partial = o.Line, o.EndLine, o.Partial
+		if !matcher.IsPair(f.Config) {
+			f.Config = o.Config
+		}
+	}
+}
+
+// seen widens the time range to include first and last.
+func (f *Finding) seen(first, last string) {
+	if first != "" && (f.FirstSeen == "" || first < f.FirstSeen) {
+		f.FirstSeen = first
+	}
+	if last != "" && last > f.LastSeen {
+		f.LastSeen = last
+	}
+}
+
+// absorb merges g, the same error seen in another input of the same
+// report, into f, which was seen first.
+func (f *Finding) absorb(g *Finding) {
+	f.Count += g.Count
+	for _, r := range g.Ranks {
+		f.addRank(r)
+	}
+	f.seen(g.FirstSeen, g.LastSeen)
+	if matcher.IsPair(g.Config) {
+		f.Config = g.Config
+	}
+}
+
+func (f *Finding) addRank(r string) {
+	if r == "" || slices.Contains(f.Ranks, r) {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(f.Ranks, r, compareRanks)
+	f.Ranks = slices.Insert(f.Ranks, i, r)
+}
+
+// before orders findings by where they were first seen: input order, then
+// line; findings of the same line (a disagreement between two servers and
+// the error it led to, both shown at the configuration's line) by id, so
+// that the order never depends on which was found first.
+func before(a, b *Finding) int {
+	return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.Line, b.Line), strings.Compare(a.key, b.key))
+}
+
+// Cause ranks: the lower, the likelier the cause of a symptom.
+const (
+	causeEarlierSameInput = iota // the earliest complete cause before it in its input
+	causeEarlierByClock          // in another input, earlier by the log's clock
+	causeLaterSameInput          // printed just after the reaction to it
+	causeCutSameInput            // a traceback cut before its exception, in its input
+	causeAnyOtherInput           // any cause in another input of the report
+	noCause
+)
+
+// causeRank says how likely f is the cause of symptom s, by the ranks
+// above; noCause when it cannot be.
+func causeRank(s, f *Finding) int {
+	isCause := f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError
+	switch {
+	case f == s:
+		return noCause
+	case f.Partial && f.src == s.src && f.Severity >= patterns.SeverityError:
+		return causeCutSameInput
+	case !isCause:
+		return noCause
+	case f.src == s.src && f.Line < s.Line:
+		return causeEarlierSameInput
+	case f.src != s.src && f.FirstSeen != "" && s.FirstSeen != "" && f.FirstSeen <= s.FirstSeen:
+		return causeEarlierByClock
+	case f.src == s.src:
+		return causeLaterSameInput
+	}
+	return causeAnyOtherInput
+}
+
+// link names each symptom's cause among the findings of one report,
+// sorted by before: the finding of the lowest cause rank, the earliest of
+// those. A wrapper seen after a cause in the same input repeats that cause
+// inside its own message ("Prefill transfer failed … with exception …"):
+// it is reported as following from it.
+func link(sorted []*Finding) {
+	for _, w := range sorted {
+		if !w.wrapper {
+			continue
+		}
+		w.RootCause = true
+		for _, f := range sorted {
+			if f != w && !f.wrapper && f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError &&
+				f.src == w.src && f.Line < w.Line {
+				w.RootCause = false
+				break
+			}
+		}
+	}
+	for _, s := range sorted {
+		if s.RootCause {
+			continue
+		}
+		s.SymptomOf = ""
+		best, bestRank := (*Finding)(nil), noCause
+		for _, f := range sorted {
+			if r := causeRank(s, f); r < bestRank {
+				best, bestRank = f, r
+			}
+		}
+		if best != nil {
+			s.SymptomOf = best.ID
+		}
+	}
+}
+
+// order sorts one report's findings for reading: complete causes at error
+// level and above, earliest first; then symptoms; then tracebacks cut off
+// before their exception; then everything below error level. It links
+// each symptom to its cause first.
+func order(fs []*Finding) {
+	slices.SortStableFunc(fs, before)
+	link(fs)
+	group := func(f *Finding) int {
+		switch {
+		case f.Severity < patterns.SeverityError:
+			return 3
+		case f.Partial:
+			return 2
+		case !f.RootCause:
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(fs, func(a, b *Finding) int {
+		return cmp.Compare(group(a), group(b))
+	})
+}
+
+// compareRanks orders rank prefixes naturally: "TP2" before "TP10".
+func compareRanks(a, b string) int {
+	ta, tb := strings.Fields(a), strings.Fields(b)
+	for i := 0; i < len(ta) && i < len(tb); i++ {
+		na, ia := splitRank(ta[i])
+		nb, ib := splitRank(tb[i])
+		if c := cmp.Or(strings.Compare(na, nb), cmp.Compare(ia, ib)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(ta), len(tb))
+}
+
+func splitRank(tok string) (string, int) {
+	i := strings.IndexAny(tok, "0123456789")
+	if i < 0 {
+		return tok, -1
+	}
+	n, _ := strconv.Atoi(tok[i:])
+	return tok[:i], n
+}

@@ -1,0 +1,233 @@
+package diagnose
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
+)
+
+func TestMergesRanksAndLinksSymptoms(t *testing.T) {
+	m := testMatcher(t)
+	var log strings.Builder
+	for r := range 8 {
+		fmt.Fprintf(&log, "[2026-08-28 11:02:4%d TP%d] Scheduler hit an exception: Traceback (most recent call last):\n", r, r)
+		log.WriteString("  File \"x.py\", line 1, in f\n")
+		fmt.Fprintf(&log, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 GiB.\n\n", r)
+	}
+	log.WriteString("[2026-08-28 11:02:49] Received sigquit from a child process. It usually means the child failed.\n")
+	fs := scanText(t, m, log.String()).Findings()
+	if len(fs) != 2 {
+		t.Fatalf("got %d findings, want 2", len(fs))
+	}
+	oom, sig := fs[0], fs[1]
+	wantRanks := []string{"TP0", "TP1", "TP2", "TP3", "TP4", "TP5", "TP6", "TP7"}
+	if oom.ID != "t/oom" || oom.Count != 8 || !slices.Equal(oom.Ranks, wantRanks) || !oom.RootCause ||
+		oom.FirstSeen != "2026-08-28 11:02:40" || oom.LastSeen != "2026-08-28 11:02:47" {
+		t.Errorf("oom finding = %+v", oom)
+	}
+	if sig.ID != "t/sigquit" || sig.RootCause || sig.SymptomOf != "t/oom" {
+		t.Errorf("sigquit finding = %+v", sig)
+	}
+}
+
+// A complete cause first, symptoms next, a traceback cut before its
+// exception after them; a symptom printed before the traceback it follows
+// from is still linked to it.
+func TestOrdersByEvidence(t *testing.T) {
+	m := testMatcher(t)
+	tests := []struct {
+		name, log, want string
+	}{
+		{
+			name: "symptom before its cause",
+			log: "[2026-11-29 10:15:02] Received sigquit from a child process. It usually means the child failed.\n" +
+				"[2026-11-29 10:15:02 TP1] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"  File \"a.py\", line 1, in f\ntorch.OutOfMemoryError: CUDA out of memory.\n",
+			want: "t/oom root\nt/sigquit symptom of t/oom\n",
+		},
+		{
+			name: "cut traceback after the symptom, which points to it",
+			log: "[2026-11-29 10:15:02] Received sigquit from a child process. It usually means the child failed.\n" +
+				"[2026-11-29 10:15:02 TP2] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"  File \"a.py\", line 1, in init_torch_distributed\n",
+			want: "t/sigquit symptom of unknown/traceback\nunknown/traceback root partial\n",
+		},
+		{
+			name: "glog lines differing in addresses are one finding",
+			log: "E1129 10:01:02.1 1 rdma.cpp:203] Failed to register memory 0x7c0ab6000000: Bad address [14]\n" +
+				"E1129 10:01:02.2 1 rdma.cpp:203] Failed to register memory 0x7c0a4a000000: Bad address [14]\n",
+			want: "unknown/error root ×2\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			for _, f := range scanText(t, m, tt.log).Findings() {
+				b.WriteString(f.ID)
+				switch {
+				case f.RootCause:
+					b.WriteString(" root")
+				case f.SymptomOf != "":
+					b.WriteString(" symptom of " + f.SymptomOf)
+				}
+				if f.Partial {
+					b.WriteString(" partial")
+				}
+				if f.Count > 1 {
+					fmt.Fprintf(&b, " ×%d", f.Count)
+				}
+				b.WriteString("\n")
+			}
+			if b.String() != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tt.want)
+			}
+		})
+	}
+}
+
+// link picks each symptom's cause by rank: an earlier complete cause in
+// its input; one in another input of the report that the clock puts
+// before it; a later one in its input; a traceback cut before its
+// exception in its input; any other.
+func TestLinkPicksTheCause(t *testing.T) {
+	type f struct {
+		id      string
+		src     int
+		line    int64
+		time    string
+		symptom bool
+		partial bool
+		warning bool
+	}
+	tests := []struct {
+		name string
+		fs   []f
+		want string // the symptom's symptom_of
+	}{
+		{"earlier cause in its input beats the other input's earlier clock",
+			[]f{{id: "other", src: 0, line: 1, time: "10:00"}, {id: "same", src: 1, line: 5, time: "10:05"},
+				{id: "sym", src: 1, line: 10, time: "10:06", symptom: true}}, "same"},
+		{"the other input's earlier clock beats a later cause in its input",
+			[]f{{id: "other", src: 0, line: 50, time: "10:00"}, {id: "later", src: 1, line: 20, time: "10:07"},
+				{id: "sym", src: 1, line: 10, time: "10:06", symptom: true}}, "other"},
+		{"the other input's later clock loses to a later cause in its input",
+			[]f{{id: "other", src: 0, line: 1, time: "10:09"}, {id: "later", src: 1, line: 20, time: "10:07"},
+				{id: "sym", src: 1, line: 10, time: "10:06", symptom: true}}, "later"},
+		{"a complete later cause beats a cut traceback",
+			[]f{{id: "cut", src: 0, line: 5, partial: true}, {id: "later", src: 0, line: 20},
+				{id: "sym", src: 0, line: 10, symptom: true}}, "later"},
+		{"a cut traceback beats a cause in another input",
+			[]f{{id: "other", src: 1, line: 1}, {id: "cut", src: 0, line: 5, partial: true},
+				{id: "sym", src: 0, line: 10, symptom: true}}, "cut"},
+		{"the earliest of two earlier causes",
+			[]f{{id: "first", src: 0, line: 2}, {id: "second", src: 0, line: 5},
+				{id: "sym", src: 0, line: 10, symptom: true}}, "first"},
+		{"a warning is no cause",
+			[]f{{id: "warn", src: 0, line: 2, warning: true}, {id: "sym", src: 0, line: 10, symptom: true}}, ""},
+		{"another symptom is no cause",
+			[]f{{id: "sym0", src: 0, line: 2, symptom: true}, {id: "sym", src: 0, line: 10, symptom: true}}, ""},
+		{"a cause in another input with no clock",
+			[]f{{id: "other", src: 1, line: 1}, {id: "sym", src: 0, line: 10, symptom: true}}, "other"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var fs []*Finding
+			var sym *Finding
+			for _, x := range tt.fs {
+				g := &Finding{ID: x.id, key: x.id, src: x.src, Line: x.line, FirstSeen: x.time,
+					Severity: patterns.SeverityError, RootCause: !x.symptom, Partial: x.partial}
+				if x.warning {
+					g.Severity = patterns.SeverityWarning
+				}
+				if x.id == "sym" {
+					sym = g
+				}
+				fs = append(fs, g)
+			}
+			order(fs)
+			if sym.SymptomOf != tt.want {
+				t.Errorf("symptom_of = %q, want %q", sym.SymptomOf, tt.want)
+			}
+		})
+	}
+}
+
+// What a finding shows comes from its earliest occurrence whatever order
+// the occurrences are added in, and its time range covers them all.
+func TestFindingShowsItsEarliestOccurrence(t *testing.T) {
+	rec := &patterns.Record{ID: "r", Title: "r", Severity: patterns.SeverityError}
+	occ := []matcher.Occurrence{
+		{Record: rec, ID: "r", Message: "late", Line: 30, EndLine: 31, Time: "10:03", Rank: "TP1"},
+		{Record: rec, ID: "r", Message: "early", Line: 10, EndLine: 12, Time: "10:01", Rank: "TP0"},
+		{Record: rec, ID: "r", Message: "middle", Line: 20, EndLine: 20, Time: "10:02", Rank: "TP10"},
+	}
+	for _, perm := range [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
+		c := newCorrelator()
+		for _, i := range perm {
+			c.add(occ[i], 0)
+		}
+		f := c.findings[0]
+		got := fmt.Sprintf("%s %d-%d ×%d %v %s..%s", f.Message, f.Line, f.EndLine, f.Count, f.Ranks, f.FirstSeen, f.LastSeen)
+		if want := "early 10-12 ×3 [TP0 TP1 TP10] 10:01..10:03"; got != want {
+			t.Errorf("order %v: %s, want %s", perm, got, want)
+		}
+	}
+}
+
+// An input keeps at most maxUnknown distinct unrecognised findings and
+// counts the rest.
+func TestUnknownFindingsAreBounded(t *testing.T) {
+	c := newCorrelator()
+	for i := range maxUnknown + 50 {
+		c.add(matcher.Occurrence{ID: matcher.UnknownError, Message: fmt.Sprintf("error %c%c", 'a'+i%26, 'a'+i/26), Line: int64(i + 1)}, 0)
+	}
+	rec := &patterns.Record{ID: "r", Severity: patterns.SeverityError}
+	if f, isNew := c.add(matcher.Occurrence{Record: rec, ID: "r", Line: 9999}, 0); f == nil || !isNew {
+		t.Error("a known finding past the cap was not kept")
+	}
+	if len(c.findings) != maxUnknown+1 || c.dropped != 50 {
+		t.Errorf("kept %d, dropped %d; want %d and 50", len(c.findings), c.dropped, maxUnknown+1)
+	}
+	if !slices.IsSortedFunc(c.findings, func(a, b *Finding) int { return int(a.Line - b.Line) }) {
+		t.Error("findings are not kept in line order")
+	}
+}
+
+// maskNumbers masks what the reference regexp masks.
+func TestMaskNumbersAgreesWithTheRegexp(t *testing.T) {
+	re := regexp.MustCompile(`0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b|\d+`)
+	cases := []string{
+		"Failed to register memory 0x7c0ab6000000: Bad address [14]",
+		"request 3f2a9c1d0e4b5a6f failed on rank 7", "deadbeef12g", "0x", "0xZ", "0XAB", "abcdef01",
+		"x_deadbeef99", "ABCDEF0123", "v1.2.3-rc4", "", "日本 12 語",
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := "0123456789abcdefxXABG _-.:"
+	for range 5000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		if got, want := maskNumbers(s), re.ReplaceAllString(s, "N"); got != want {
+			t.Fatalf("maskNumbers(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func TestCompareRanks(t *testing.T) {
+	rs := []string{"TP10", "TP2", "DP1 TP1", "TP1", "DP0 TP3"}
+	slices.SortFunc(rs, compareRanks)
+	want := []string{"DP0 TP3", "DP1 TP1", "TP1", "TP2", "TP10"}
+	if !slices.Equal(rs, want) {
+		t.Errorf("got %v, want %v", rs, want)
+	}
+}

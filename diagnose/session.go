@@ -1,0 +1,555 @@
+// Package diagnose turns inputs into a diagnosis. A Session owns one
+// matcher engine per input, merges each input's occurrences into findings,
+// pairs prefill and decode servers by their configuration, and answers
+// "what has been found so far" at any moment, as reports: inputs that
+// belong together (the prefill and decode servers of one deployment, the
+// nodes of one job, the streams of one process) in one report, unrelated
+// inputs in reports of their own.
+//
+// Every mode of tailfix gets its findings here: scan and measure read
+// whole inputs with Source.Scan; the pipe, run and follow feed bytes as
+// they come with Source.Write and receive live Updates. What the engine
+// makes of the bytes does not depend on their pacing, so a live session
+// ends with the same reports as a scan of the same bytes; while an event
+// is still open and the input is quiet, the session shows it as it stands
+// (a provisional finding) and withdraws that view if the rest of the event
+// changes what it is.
+package diagnose
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
+)
+
+// UpdateKind says what a live Update is.
+type UpdateKind int
+
+const (
+	// Found is a new finding at error level or above.
+	Found UpdateKind = iota
+	// Provisional is a traceback that has been waiting long for its
+	// exception line in a quiet input, as it stands: the server may have
+	// died mid-traceback, or the rest may still come.
+	Provisional
+	// Withdrawn takes back a finding shown while its event was still open
+	// (an event is shown once it has its exception line and the input is
+	// quiet for a moment): the rest of the event made it another finding,
+	// which comes as Found.
+	Withdrawn
+)
+
+// Update is what a live session says as it goes.
+type Update struct {
+	Kind    UpdateKind
+	Finding *Finding
+}
+
+// Default waits before an open event of a quiet input is shown as it
+// stands.
+const (
+	// DefaultSettle is for an event that has what makes it complete: its
+	// exception line, or a matched log record. Lines of the same event
+	// written together arrive well within it.
+	DefaultSettle = 100 * time.Millisecond
+	// DefaultCut is for a traceback still waiting for its exception line:
+	// the server may have died mid-traceback, or the lines come slowly
+	// (kubectl logs -f, ssh, a busy host).
+	DefaultCut = 3 * time.Second
+)
+
+// Options configure a Session.
+type Options struct {
+	// Update receives live updates, one at a time, in order. It is called
+	// with the session locked: it must not call back into the session.
+	Update func(Update)
+	// Settle and Cut are the waits above; zero means the default.
+	Settle, Cut time.Duration
+}
+
+// Session is a diagnosis of several inputs. Its methods are safe for
+// concurrent use; each Source is fed from one goroutine.
+type Session struct {
+	m   *matcher.Matcher
+	opt Options
+
+	mu      sync.Mutex
+	sources []*Source
+	paired  map[string]bool // prefill/decode disagreements already added
+}
+
+// New returns an empty session over a compiled pack.
+func New(m *matcher.Matcher, opt Options) *Session {
+	if opt.Settle <= 0 {
+		opt.Settle = DefaultSettle
+	}
+	if opt.Cut <= 0 {
+		opt.Cut = DefaultCut
+	}
+	return &Session{m: m, opt: opt, paired: make(map[string]bool)}
+}
+
+// SourceOptions describe an input.
+type SourceOptions struct {
+	// Known is the server's configuration before its log gives its own,
+	// such as the command that started it.
+	Known matcher.Config
+	// Group names inputs that belong together whatever their
+	// configuration says: the stdout and stderr of one process.
+	Group string
+}
+
+// Source is one input of a session: a file, stdin, a child's stream.
+type Source struct {
+	s     *Session
+	name  string
+	idx   int
+	group string
+	known matcher.Config
+	eng   *matcher.Engine
+	live  *matcher.Live
+	// shows is true for an input read live: its findings are shown as
+	// they come.
+	shows bool
+
+	// Guarded by s.mu.
+	corr    *correlator
+	cfg     matcher.Config // the configuration the log gave, or known
+	cfgLine int64
+	lines   int64
+	prov    []provisional   // shown events that are still open
+	hinted  map[string]bool // keys shown live
+	closed  bool
+}
+
+// provisional is an open event shown as it stands.
+type provisional struct {
+	start int64 // the event's first line
+	key   string
+	f     *Finding
+}
+
+// Add opens an input named name.
+func (s *Session) Add(name string, opt SourceOptions) *Source {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	src := &Source{s: s, name: name, idx: len(s.sources), group: opt.Group, known: opt.Known,
+		corr: newCorrelator(), cfg: opt.Known, hinted: make(map[string]bool)}
+	src.eng = s.m.NewEngine(name, src.emit)
+	if opt.Known != nil {
+		src.eng.KnowConfig(opt.Known)
+	}
+	s.sources = append(s.sources, src)
+	return src
+}
+
+// Name is the input's name.
+func (src *Source) Name() string { return src.name }
+
+// Lines is the number of lines diagnosed so far.
+func (src *Source) Lines() int64 {
+	src.s.mu.Lock()
+	defer src.s.mu.Unlock()
+	return src.lines
+}
+
+// Scan reads r to its end, matching on every core, and ends the input. A
+// read error is returned after the lines before it have been diagnosed.
+func (src *Source) Scan(r io.Reader) error {
+	err := src.eng.Scan(r)
+	src.s.mu.Lock()
+	defer src.s.mu.Unlock()
+	src.publish()
+	src.closed = true
+	return err
+}
+
+// Start begins live feeding with workers goroutines running the
+// automaton. Write, Break, Restart and Close may be called after it.
+func (src *Source) Start(workers int) {
+	src.shows = true
+	src.live = src.eng.Live(workers, src.tick)
+}
+
+// Write feeds bytes as they come, split anywhere. It never fails.
+func (src *Source) Write(p []byte) (int, error) { return src.live.Write(p) }
+
+// Break ends a partial last line: the bytes written next do not continue
+// it.
+func (src *Source) Break() { src.live.Break() }
+
+// Restart counts lines from 1 again: the bytes written next are the start
+// of another file (a followed log was rotated or truncated).
+func (src *Source) Restart() { src.live.Restart() }
+
+// Close ends a live input: a partial last line and the open events are
+// diagnosed, and provisional findings confirmed or withdrawn.
+func (src *Source) Close() {
+	if src.live != nil {
+		src.live.Close()
+	} else {
+		src.eng.Flush()
+	}
+	s := src.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	src.publish()
+	src.resolve()
+	src.closed = true
+	s.pair(src)
+}
+
+// emit receives the engine's occurrences. It runs on the goroutine that
+// feeds the engine.
+func (src *Source) emit(o matcher.Occurrence) {
+	s := src.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(&o)
+	// The event a provisional finding showed has ended: what it became
+	// is said once, the withdrawal before the new finding.
+	for i := 0; i < len(src.prov); i++ {
+		if p := src.prov[i]; p.start == o.Line {
+			src.prov = slices.Delete(src.prov, i, i+1)
+			i--
+			if p.key != k {
+				src.withdraw(p)
+			}
+		}
+	}
+	f, isNew := src.corr.add(o, src.idx)
+	if f != nil && isNew {
+		src.found(f)
+	}
+}
+
+// found shows a new finding live, once per key.
+func (src *Source) found(f *Finding) {
+	s := src.s
+	if s.opt.Update == nil || !src.shows || f.Severity < patterns.SeverityError || src.hinted[f.key] {
+		return
+	}
+	src.hinted[f.key] = true
+	s.opt.Update(Update{Kind: Found, Finding: s.linked(src, f)})
+}
+
+// withdraw takes back a provisional finding whose event became another
+// one, unless the finding exists anyway.
+func (src *Source) withdraw(p provisional) {
+	if src.corr.has(p.key) || slices.ContainsFunc(src.prov, func(q provisional) bool { return q.key == p.key }) {
+		return
+	}
+	delete(src.hinted, p.key)
+	if src.s.opt.Update != nil {
+		src.s.opt.Update(Update{Kind: Withdrawn, Finding: p.f})
+	}
+}
+
+// resolve settles the provisional findings whose events have ended.
+func (src *Source) resolve() {
+	var ended []provisional
+	src.prov = slices.DeleteFunc(src.prov, func(p provisional) bool {
+		if src.closed || !src.eng.IsOpen(p.start) {
+			ended = append(ended, p)
+			return true
+		}
+		return false
+	})
+	for _, p := range ended {
+		src.withdraw(p)
+	}
+}
+
+// tick runs on the goroutine that feeds the engine: after each block with
+// quiet 0, and again while the input stays quiet. It returns how long to
+// wait before it is called again.
+func (src *Source) tick(quiet time.Duration) time.Duration {
+	s := src.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if quiet == 0 {
+		src.publish()
+		src.resolve()
+		if !src.eng.Open() {
+			return 0
+		}
+		return s.opt.Settle
+	}
+	var next time.Duration
+	src.eng.Peek(func(o matcher.Occurrence, settled bool) {
+		wait := s.opt.Cut
+		if settled {
+			wait = s.opt.Settle
+		}
+		if quiet < wait {
+			if next == 0 || wait-quiet < next {
+				next = wait - quiet
+			}
+			return
+		}
+		src.show(o, settled)
+	})
+	return next
+}
+
+// show shows an open event as it stands, unless it is known already: as
+// found when it has what makes it complete (its lines are very likely all
+// there), as provisional when it is a traceback still waiting for its
+// exception line.
+func (src *Source) show(o matcher.Occurrence, settled bool) {
+	k := key(&o)
+	for i, p := range src.prov {
+		if p.start != o.Line {
+			continue
+		}
+		if p.key == k {
+			return
+		}
+		// The event grew into something else while still open.
+		src.prov = slices.Delete(src.prov, i, i+1)
+		src.withdraw(p)
+		break
+	}
+	f := newFinding(o, k, src.idx)
+	f.Provisional = !settled
+	src.prov = append(src.prov, provisional{start: o.Line, key: k, f: f})
+	s := src.s
+	if s.opt.Update == nil || f.Severity < patterns.SeverityError || src.corr.has(k) || src.hinted[k] {
+		return
+	}
+	src.hinted[k] = true
+	kind := Found
+	if f.Provisional {
+		kind = Provisional
+	}
+	s.opt.Update(Update{Kind: kind, Finding: s.linked(src, f)})
+}
+
+// publish copies what the engine knows into the session, where the other
+// inputs' goroutines may read it, and pairs the input with the others when
+// its configuration is new.
+func (src *Source) publish() {
+	src.lines = src.eng.Lines()
+	sa, line := src.eng.ServerConfig()
+	if sa == nil || line == src.cfgLine {
+		return
+	}
+	src.cfg, src.cfgLine = sa, line
+	if src.shows {
+		src.s.pair(src)
+	}
+}
+
+// pair adds the disagreements between the prefill and decode servers of
+// src's report, each once: as soon as both configurations are known in a
+// live session, at the end of a scan.
+func (s *Session) pair(src *Source) {
+	for _, g := range s.groups() {
+		if !slices.Contains(g, src) {
+			continue
+		}
+		s.pairGroup(g)
+	}
+}
+
+func (s *Session) pairGroup(g []*Source) {
+	var servers []matcher.ServerConfig
+	for _, in := range g {
+		if in.cfg != nil {
+			servers = append(servers, matcher.ServerConfig{Source: in.name, Line: in.cfgLine, Config: in.cfg})
+		}
+	}
+	if len(servers) < 2 {
+		return
+	}
+	for _, o := range s.m.PDMismatches(servers) {
+		k := o.ID + "\x00" + o.Message
+		if s.paired[k] {
+			continue
+		}
+		s.paired[k] = true
+		for _, in := range g {
+			if in.name == o.Source {
+				if f, isNew := in.corr.add(o, in.idx); f != nil && isNew {
+					in.found(f)
+				}
+				break
+			}
+		}
+	}
+}
+
+// linked is f as a live reader should see it: with the cause it follows
+// from among what its report holds so far.
+func (s *Session) linked(src *Source, f *Finding) *Finding {
+	c := *f
+	if f.RootCause && !f.wrapper {
+		return &c
+	}
+	for _, g := range s.groups() {
+		if !slices.Contains(g, src) {
+			continue
+		}
+		fs := merged(g)
+		if !slices.ContainsFunc(fs, func(x *Finding) bool { return x.key == f.key && x.src == f.src }) {
+			fs = append(fs, &c)
+		}
+		order(fs)
+		for _, x := range fs {
+			if x.key == f.key {
+				c.RootCause, c.SymptomOf = x.RootCause, x.SymptomOf
+			}
+		}
+	}
+	return &c
+}
+
+// Report is the diagnosis of inputs that belong together.
+type Report struct {
+	// Sources names the inputs, in the order they were added.
+	Sources []string
+	// Lines counts the lines read from them.
+	Lines int64
+	// Findings in reading order: root causes first.
+	Findings []*Finding
+	// Dropped counts occurrences of distinct unrecognised errors beyond
+	// what an input keeps.
+	Dropped int
+}
+
+// Reports returns the diagnosis so far, one report per set of inputs that
+// belong together, in the order of their first input. Prefill and decode
+// servers are compared first, so that their disagreements are there.
+func (s *Session) Reports() []Report {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Report
+	for _, g := range s.groups() {
+		s.pairGroup(g)
+		r := Report{Findings: merged(g)}
+		for _, in := range g {
+			r.Sources = append(r.Sources, in.name)
+			r.Lines += in.lines
+			r.Dropped += in.corr.dropped
+		}
+		order(r.Findings)
+		out = append(out, r)
+	}
+	return out
+}
+
+// Findings returns every report's findings, one report after the other.
+func (s *Session) Findings() []*Finding {
+	var out []*Finding
+	for _, r := range s.Reports() {
+		out = append(out, r.Findings...)
+	}
+	return out
+}
+
+// merged returns copies of the findings of a group of inputs, the same
+// error in several of them merged into the copy of its first.
+func merged(g []*Source) []*Finding {
+	var out []*Finding
+	first := make(map[string]*Finding)
+	for _, in := range g {
+		for _, f := range in.corr.findings {
+			if x := first[f.key]; x != nil {
+				x.absorb(f)
+				continue
+			}
+			c := *f
+			c.Ranks = slices.Clone(f.Ranks)
+			first[f.key] = &c
+			out = append(out, &c)
+		}
+	}
+	return out
+}
+
+// groups partitions the inputs into the sets that belong together, each
+// in input order, the sets in the order of their first input.
+func (s *Session) groups() [][]*Source {
+	n := len(s.sources)
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			if together(s.sources[i], s.sources[j]) {
+				a, b := find(i), find(j)
+				parent[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	var out [][]*Source
+	at := make(map[int]int)
+	for i, src := range s.sources {
+		r := find(i)
+		k, ok := at[r]
+		if !ok {
+			k = len(out)
+			at[r] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], src)
+	}
+	return out
+}
+
+// together reports whether two inputs belong in one report: they say so
+// (the streams of one process); they are a prefill and a decode server of
+// the same model; or they are nodes of one multi-node server, started with
+// the same rendezvous address.
+func together(a, b *Source) bool {
+	if a.group != "" && a.group == b.group {
+		return true
+	}
+	if a.cfg == nil || b.cfg == nil {
+		return false
+	}
+	ma, mb := text(a.cfg, "disaggregation_mode"), text(b.cfg, "disaggregation_mode")
+	if (ma == "prefill" && mb == "decode") || (ma == "decode" && mb == "prefill") {
+		pa, pb := text(a.cfg, "model_path"), text(b.cfg, "model_path")
+		return pa == "" || pb == "" || modelName(pa) == modelName(pb)
+	}
+	da, db := text(a.cfg, "dist_init_addr"), text(b.cfg, "dist_init_addr")
+	if da != "" && da == db && ma == mb {
+		if n, ok := a.cfg.Lookup("nnodes"); ok {
+			if v, ok := matcher.IntValue(n); ok && v > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// modelName is the last part of a model path: the same model may be a hub
+// name on one server and a local copy on the other.
+func modelName(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		p = p[i+1:]
+	}
+	return strings.ToLower(p)
+}
+
+func text(c matcher.Config, name string) string {
+	v, _ := c.Lookup(name)
+	s, _ := v.(string)
+	return s
+}
