@@ -78,7 +78,7 @@ type env struct {
 	format         remedies.Format
 	colorFlag      string // --color: auto, always or never
 	getenv         func(string) string
-	output         io.Writer // --output, or nil
+	output         io.Writer         // --output, or nil
 	failOn         patterns.Severity // 0: never fail
 	patternDirs    []string
 }
