@@ -1,0 +1,175 @@
+package matcher
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tailfix/tailfix/patterns"
+)
+
+// Regression: a bare exception line whose class ends in Exception, which
+// no record and no "Error: " needle proposes, still opens an event and is
+// reported as an unknown error.
+func TestBareExceptionClassLine(t *testing.T) {
+	m := testMatcher(t)
+	tests := []struct {
+		name, log, want string
+	}{
+		{
+			name: "Exception itself",
+			log:  "some output\nException: worker 3 stopped answering\nmore output\n",
+			want: `unknown/error 2-2 rank="" exc="Exception" msg="worker 3 stopped answering"` + "\n",
+		},
+		{
+			name: "dotted class ending in Exception",
+			log:  "ok\nsglang.srt.managers.SchedulerException: lost the tokenizer\n",
+			want: `unknown/error 2-2 rank="" exc="sglang.srt.managers.SchedulerException" msg="lost the tokenizer"` + "\n",
+		},
+		{
+			name: "after an sglang header",
+			log:  "[2026-08-28 11:02:41 TP2] DetokenizerException: pipe closed\n[2026-08-28 11:02:42 TP2] next\n",
+			want: `unknown/error 1-1 rank="TP2" exc="DetokenizerException" msg="pipe closed"` + "\n",
+		},
+	}
+	for _, tt := range tests {
+		for _, piece := range []int{0, 5} {
+			t.Run(fmt.Sprintf("%s/piece=%d", tt.name, piece), func(t *testing.T) {
+				if got := brief(occurrences(t, m, tt.log, piece)); got != tt.want {
+					t.Errorf("got:\n%s\nwant:\n%s", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// sharedPrefix is longer than maxNeedle, so that the two records below
+// are proposed by one and the same needle.
+const sharedPrefix = "Detokenizer manager lost its connection to the scheduler process"
+
+const sharedNeedlePack = `
+- id: t/restart
+  title: restart
+  severity: error
+  match: {message: "` + sharedPrefix + ` after a restart"}
+  tests: {match: ["` + sharedPrefix + ` after a restart"]}
+- id: t/shutdown
+  title: shutdown
+  severity: error
+  match: {message: "` + sharedPrefix + ` during shutdown"}
+  tests: {match: ["` + sharedPrefix + ` during shutdown"]}
+`
+
+// Regression: a line with ANSI escapes inside a needle is searched again in
+// normalized form, and there a needle proposes every record that shares
+// it, not only the first.
+func TestEscapedLineProposesEveryRecordOfANeedle(t *testing.T) {
+	if len(sharedPrefix) <= maxNeedle {
+		t.Fatalf("shared prefix of %d bytes does not reach maxNeedle (%d)", len(sharedPrefix), maxNeedle)
+	}
+	recs, err := patterns.ParseYAML("shared.yaml", []byte(sharedNeedlePack))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack, err := patterns.NewPack(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The escape splits the needle, so only the normalized view holds it.
+	split := func(tail string) string {
+		return "\x1b[31mDetokenizer manager lost its \x1b[1mconnection to the scheduler process " + tail + "\x1b[0m"
+	}
+	tests := []struct {
+		name, line, want, msg string
+	}{
+		{"second record, plain", sharedPrefix + " during shutdown", "t/shutdown", sharedPrefix + " during shutdown"},
+		{"second record, escaped", split("during shutdown"), "t/shutdown", sharedPrefix + " during shutdown"},
+		{"first record, escaped", split("after a restart"), "t/restart", sharedPrefix + " after a restart"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(ids(m.MatchLine([]byte(tt.line))), ","); got != tt.want {
+				t.Errorf("MatchLine = %q, want %q", got, tt.want)
+			}
+			want := fmt.Sprintf("%s 2-2 rank=\"\" exc=\"\" msg=%q\n", tt.want, tt.msg)
+			if got := brief(occurrences(t, m, "ok\n"+tt.line+"\nok\n", 0)); got != want {
+				t.Errorf("engine got:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// Regression: tracebacks of eight torchrun ranks, printed at once with
+// their lines interleaved, stay open side by side; each is reported whole,
+// with its rank, and none is cut into pieces.
+func TestInterleavedRankTracebacks(t *testing.T) {
+	m := testMatcher(t)
+	const ranks = 8
+	steps := []string{
+		"Traceback (most recent call last):",
+		`  File "/x/model_runner.py", line 1090, in load_model`,
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 GiB.",
+	}
+	var log, want strings.Builder
+	for _, step := range steps {
+		for r := range ranks {
+			line := step
+			if strings.Contains(step, "%d") {
+				line = fmt.Sprintf(step, r+1)
+			}
+			fmt.Fprintf(&log, "[rank%d]: %s\n", r, line)
+		}
+	}
+	for r := range ranks {
+		fmt.Fprintf(&want, `t/oom %d-%d rank="rank%d" exc="torch.OutOfMemoryError" msg="CUDA out of memory. Tried to allocate %d.00 GiB."`+"\n",
+			r+1, 2*ranks+r+1, r, r+1)
+	}
+	for _, piece := range []int{0, 1, 7} {
+		t.Run(fmt.Sprintf("piece=%d", piece), func(t *testing.T) {
+			if got := brief(occurrences(t, m, log.String(), piece)); got != want.String() {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want.String())
+			}
+		})
+	}
+}
+
+// Regression: a log that holds two starts of the server logs two
+// server_args lines; the engine keeps the latest, and each event gets the
+// configuration the server ran with when it happened.
+func TestLatestServerArgs(t *testing.T) {
+	m := testMatcher(t)
+	const log = "[2026-11-29 10:15:02] server_args=ServerArgs(tp_size=2, model_path='Qwen/Qwen3-8B')\n" +
+		"[2026-11-29 10:15:20 TP0] RuntimeError: CUDA error: out of memory\n" +
+		"[2026-11-29 10:15:21] Received SIGTERM, shutting down\n" +
+		"[2026-11-29 10:20:02] server_args=ServerArgs(tp_size=4, model_path='Qwen/Qwen3-8B')\n" +
+		"[2026-11-29 10:20:20 TP0] RuntimeError: CUDA error: out of memory\n"
+	var got []Occurrence
+	e := m.NewEngine("x.log", func(o Occurrence) { got = append(got, o) })
+	if err := e.Scan(strings.NewReader(log)); err != nil {
+		t.Fatal(err)
+	}
+	tpSize := func(c Config) any {
+		if c == nil {
+			return nil
+		}
+		v, _ := c.Lookup("tp_size")
+		return v
+	}
+	sa, line := e.ServerConfig()
+	if v := tpSize(sa); v != int64(4) || line != 4 {
+		t.Errorf("ServerConfig() = tp_size %v at line %d, want tp_size 4 at line 4", v, line)
+	}
+	wantTP := []any{int64(2), int64(4)}
+	if len(got) != len(wantTP) {
+		t.Fatalf("got %d occurrences, want %d:\n%s", len(got), len(wantTP), brief(got))
+	}
+	for i, o := range got {
+		if v := tpSize(o.Config); v != wantTP[i] {
+			t.Errorf("occurrence at line %d: Config tp_size = %v, want %v", o.Line, v, wantTP[i])
+		}
+	}
+}
