@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tailfix/tailfix/cmd/tailfix/internal/launch"
+	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"

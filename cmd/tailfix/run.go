@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tailfix/tailfix/cmd/tailfix/internal/launch"
+	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 )
