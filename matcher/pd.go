@@ -2,8 +2,9 @@ package matcher
 
 import (
 	"fmt"
-	"math"
 	"strings"
+
+	"github.com/tailfix/tailfix/launch"
 )
 
 // ServerConfig is one input's configuration, as its log gave it.
@@ -11,21 +12,6 @@ type ServerConfig struct {
 	Source string
 	Line   int64 // the line that gave it
 	Config Config
-}
-
-// pdSetting is a setting that prefill and decode servers must agree on,
-// and the record of the error a disagreement leads to.
-type pdSetting struct {
-	field, flag, record string
-	def                 any    // sglang's default, for a server that does not set it
-	family              string // only for this model family, when set
-}
-
-var pdSettings = []pdSetting{
-	{field: "page_size", flag: "--page-size", record: "sglang/pd-page-size-mismatch", def: int64(1)},
-	{field: "kv_cache_dtype", flag: "--kv-cache-dtype", record: "sglang/pd-kv-cache-dtype-mismatch", def: "auto"},
-	{field: "disaggregation_transfer_backend", flag: "--disaggregation-transfer-backend", record: "sglang/pd-transfer-backend-mismatch", def: "mooncake"},
-	{field: "attention_tp_size", flag: "--tp-size", record: "sglang/pd-minimax-sparse-hetero-tp", family: "minimax"},
 }
 
 // PDMismatches pairs the prefill and decode servers among the inputs, by
@@ -47,23 +33,25 @@ func (m *Matcher) PDMismatches(servers []ServerConfig) []Occurrence {
 	for _, p := range prefills {
 		for _, d := range decodes {
 			pair := pairConfig{p.Config, d.Config}
-			model, _ := stringField(p.Config, "model_path")
-			for _, st := range pdSettings {
-				if st.family != "" && !strings.Contains(strings.ToLower(model), st.family) {
+			path, _ := stringField(p.Config, "model_path")
+			model := launch.ModelFromName(path)
+			for i := range launch.PDAgreements {
+				st := &launch.PDAgreements[i]
+				if !st.Applies(model) {
 					continue
 				}
-				pv, dv := pair.field("prefill", st), pair.field("decode", st)
-				if pv == nil || dv == nil || fmt.Sprint(pv) == fmt.Sprint(dv) {
+				pv, dv, bad := st.Disagree(p.Config, d.Config)
+				if !bad {
 					continue
 				}
-				rec := m.pack.Lookup(st.record)
+				rec := m.pack.Lookup(st.Record)
 				if rec == nil {
 					continue
 				}
 				out = append(out, Occurrence{
 					Record: rec, ID: rec.ID,
 					Message: fmt.Sprintf("prefill (%s) runs %s %v, decode (%s) %s %v",
-						p.Source, st.flag, pv, d.Source, st.flag, dv),
+						p.Source, st.Flag, pv, d.Source, st.Flag, dv),
 					Captures: map[string]string{"prefill": fmt.Sprint(pv), "decode": fmt.Sprint(dv)},
 					Source:   p.Source, Line: p.Line, EndLine: p.Line,
 					Config: pair,
@@ -85,40 +73,15 @@ func (c pairConfig) Lookup(name string) (any, bool) {
 	if side != "prefill" && side != "decode" {
 		return nil, false
 	}
-	st := pdSetting{field: field}
-	for _, s := range pdSettings {
-		if s.field == field {
-			st = s
-		}
-	}
-	v := c.field(side, st)
-	return v, v != nil
-}
-
-// field is one side's value of a setting, with sglang's default when the
-// server leaves it unset, and attention TP worked out from tp and dp.
-func (c pairConfig) field(side string, st pdSetting) any {
 	cfg := c.prefill
 	if side == "decode" {
 		cfg = c.decode
 	}
-	if st.field == "attention_tp_size" {
-		tp, ok := intField(cfg, "tp_size")
-		if !ok {
-			return nil
-		}
-		if dp, ok := intField(cfg, "dp_size"); ok && dp > 1 {
-			if on, _ := cfg.Lookup("enable_dp_attention"); on == true {
-				return tp / dp
-			}
-		}
-		return tp
+	if st := launch.PDAgreement(field); st != nil {
+		return st.Value(cfg)
 	}
-	v, ok := cfg.Lookup(st.field)
-	if !ok || v == nil {
-		return st.def
-	}
-	return v
+	v, ok := cfg.Lookup(field)
+	return v, ok && v != nil
 }
 
 func stringField(c Config, name string) (string, bool) {
@@ -127,29 +90,10 @@ func stringField(c Config, name string) (string, bool) {
 	return s, ok && isString
 }
 
-func intField(c Config, name string) (int64, bool) {
-	v, ok := c.Lookup(name)
-	if !ok {
-		return 0, false
-	}
-	return IntValue(v)
-}
-
 // IntValue is a configuration value as an integer: an int, or a float
-// with no fraction ("300.0").
-func IntValue(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	case float64:
-		if n == math.Trunc(n) && n >= -(1<<63) && n < 1<<63 {
-			return int64(n), true
-		}
-	}
-	return 0, false
-}
+// with no fraction ("300.0"). It is launch.IntValue, which the settings
+// prefill and decode must agree on are read with.
+func IntValue(v any) (int64, bool) { return launch.IntValue(v) }
 
 // sideConfig is one server's configuration that also answers "prefill.x"
 // or "decode.x" when the server is that side of a pair, so that a record's

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tailfix/tailfix/cmd/tailfix/internal/launch"
 	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tailfix/tailfix/cmd/tailfix/internal/launch"
+	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/patterns"
 )
 

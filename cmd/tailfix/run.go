@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tailfix/tailfix/cmd/tailfix/internal/launch"
 	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 )

@@ -241,6 +241,8 @@ func TestPairRules(t *testing.T) {
 		{"sglang/pd-minimax-sparse-hetero-tp", pre + mm + "--tp 8", dec + mm + "--tp 4", true},
 		{"sglang/pd-minimax-sparse-hetero-tp", pre + mm + "--tp 8", dec + mm + "--tp 8 --dp 2 --enable-dp-attention", true},
 		{"sglang/pd-minimax-sparse-hetero-tp", pre + mm + "--tp 8", dec + mm + "--tp 16 --dp 2 --enable-dp-attention", false},
+		{"sglang/pd-minimax-sparse-hetero-tp", pre + mm + "--tp 8", dec + mm + "--tp 8 --attn-cp-size 2", true},
+		{"sglang/pd-minimax-sparse-hetero-tp", pre + mm + "--tp 8", dec + mm + "--tp 16 --attention-context-parallel-size 2", false},
 		{"sglang/pd-minimax-sparse-hetero-tp", pre + mm + "--tp 8", dec + mm + "--tensor-parallel-size 8", false},
 		{"sglang/pd-minimax-sparse-hetero-tp", pre + qw + "--tp 8", dec + qw + "--tp 4", false},
 		{"sglang/pd-hetero-tp-unsupported", pre + "--model-path openai/gpt-oss-120b --tp 1", dec + "--model-path openai/gpt-oss-120b --tp 4", true},

@@ -206,6 +206,42 @@ func TestSuggestDistance(t *testing.T) {
 	}
 }
 
+// TestSuggestLimit guards the did-you-mean limit: a misspelling as many
+// edits from a flag as its length allows (1 up to 4 letters, 2 up to 12,
+// then 3) is given that flag, one edit more is given none.
+func TestSuggestLimit(t *testing.T) {
+	c := parse(t, "sglang serve"+model)
+	tests := []struct {
+		typo, near string
+		edits      int
+		suggested  bool
+	}{
+		{"--prot", "--port", 1, true},
+		{"--pxrx", "--port", 2, false},
+		{"--porxx", "--port", 2, true},
+		{"--xp-sxze", "--tp-size", 2, true},
+		{"--xq-sxze", "--tp-size", 3, false},
+		{"--kontext-lenxtx", "--context-length", 3, true},
+		{"--kontxxt-lenxtx", "--context-length", 4, false},
+	}
+	for _, tt := range tests {
+		if d := distance(tt.typo, tt.near, 10); d != tt.edits {
+			t.Fatalf("%s is %d edits from %s, want %d", tt.typo, d, tt.near, tt.edits)
+		}
+		var got string
+		if fl := c.suggest(tt.typo); fl != nil {
+			got = fl.Names[0]
+		}
+		want := ""
+		if tt.suggested {
+			want = tt.near
+		}
+		if got != want {
+			t.Errorf("suggest(%s), %d edits from %s = %q, want %q", tt.typo, tt.edits, tt.near, got, want)
+		}
+	}
+}
+
 func TestFix(t *testing.T) {
 	c := parse(t, "sglang serve"+model+" --disaggregation-mode prefill --tp 4 --pp-size 2 --trust-remote-code")
 	before, after := c.Fix([]string{"disaggregation_mode", "tp_size", "pp_size", "dp_size"},

@@ -42,6 +42,22 @@ type Model struct {
 	NoTriton bool
 }
 
+// Model families a setting can be limited to (PDSetting.Family).
+const (
+	// FamilyMiniMaxSparse: MiniMax sparse-attention models (Model.MiniMaxSparse).
+	FamilyMiniMaxSparse = "MiniMax sparse attention"
+)
+
+// In reports whether the model is of a family, one of the Family
+// constants.
+func (m *Model) In(family string) bool {
+	switch family {
+	case FamilyMiniMaxSparse:
+		return m.MiniMaxSparse
+	}
+	return false
+}
+
 // Assumed reports whether the family was guessed from the model's name.
 func (m *Model) Assumed() bool { return m.Config == "" }
 
@@ -184,6 +200,15 @@ func (m *Model) fromConfig(cfg *hfConfig) {
 	m.DSA = slices.Contains(dsaArchs, m.Arch) && hasTopk
 	m.HybridState = hybridArchs[m.Arch]
 	m.NoTriton = slices.Contains(noTritonArchs, m.Arch)
+}
+
+// ModelFromName is what the name of a model path tells of the model,
+// without looking for its config.json: for a path a log names, which may
+// be on another machine.
+func ModelFromName(modelPath string) *Model {
+	m := &Model{Path: modelPath}
+	m.fromName()
+	return m
 }
 
 // fromName guesses the family from the model's name: the last two path

@@ -12,10 +12,15 @@
 // starting, or on the first request. CheckPair does the same for a
 // prefill and a decode command and compares the two.
 //
+// PDAgreements is the one list of the settings prefill and decode servers
+// must agree on, with how to read each from anything that answers Lookup:
+// a parsed Command here, the configuration a server logs in package
+// matcher, which compares the servers of a log pair with it.
+//
 // Every Issue names the pattern record of the error it predicts, so that
-// cmd/tailfix can show that record's remedy; the package itself prints
-// nothing and reads no environment (the Hugging Face cache directory is
-// passed in).
+// cmd/tailfix (check, and run) can show that record's remedy. The package
+// imports only patterns; it prints nothing and reads no environment (the
+// Hugging Face cache directory is passed in).
 package launch
 
 import (

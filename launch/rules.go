@@ -571,23 +571,15 @@ func copyChanges(from *Command, dests ...string) []Set {
 	return out
 }
 
-// mismatch reports a flag that must be equal on both sides, with the
-// explicit value winning, else the prefill one.
-func mismatch(p, d *env, id, dest, def, consequence string) []Issue {
-	norm := func(c *Command) string {
-		v := c.Str(dest)
-		if v == "" {
-			v = def
-		}
-		if v == "mooncake_tcp" {
-			v = "mooncake"
-		}
-		return v
-	}
-	pv, dv := norm(p.c), norm(d.c)
-	if pv == dv {
+// mismatch reports a setting of PDAgreements that differs between the
+// sides; the fix gives one side the other's value, the explicit value
+// winning, else the prefill one.
+func mismatch(p, d *env, st *PDSetting, consequence string) []Issue {
+	pv, dv, bad := st.Disagree(p.c, d.c)
+	if !bad {
 		return nil
 	}
+	dest, def := st.Field, fmt.Sprint(st.Default)
 	var pc, dc []Set
 	if !p.c.Given(dest) && d.c.Given(dest) {
 		pc = []Set{To(dest, d.c.Str(dest))}
@@ -599,8 +591,8 @@ func mismatch(p, d *env, id, dest, def, consequence string) []Issue {
 	}
 	before, after := sideFix(p, d, []string{dest}, pc, dc)
 	msg := fmt.Sprintf("the prefill server uses %s and the decode server %s: %s",
-		describeValue(p.c, dest, pv), describeValue(d.c, dest, dv), consequence)
-	return []Issue{p.pairIssue(d, id, msg, before, after, dest)}
+		describeValue(p.c, dest, fmt.Sprint(pv)), describeValue(d.c, dest, fmt.Sprint(dv)), consequence)
+	return []Issue{p.pairIssue(d, st.Record, msg, before, after, dest)}
 }
 
 func describeValue(c *Command, dest, v string) string {
@@ -653,15 +645,15 @@ var pairRules = []pairRule{
 		return []Issue{p.pairIssue(d, "sglang/pd-model-mismatch", msg, before, after, "model_path")}
 	}},
 	{"sglang/pd-page-size-mismatch", func(p, d *env) []Issue {
-		return mismatch(p, d, "sglang/pd-page-size-mismatch", "page_size", "1",
+		return mismatch(p, d, PDAgreement("page_size"),
 			"the decode server raises \"Page size mismatch\" on the first request routed to this pair (an unset --page-size is 1 for most attention backends)")
 	}},
 	{"sglang/pd-kv-cache-dtype-mismatch", func(p, d *env) []Issue {
-		return mismatch(p, d, "sglang/pd-kv-cache-dtype-mismatch", "kv_cache_dtype", "auto",
+		return mismatch(p, d, PDAgreement("kv_cache_dtype"),
 			"the decode server raises \"KV cache dtype mismatch\" on the first request routed to this pair; the settings are compared as given")
 	}},
 	{"sglang/pd-transfer-backend-mismatch", func(p, d *env) []Issue {
-		return mismatch(p, d, "sglang/pd-transfer-backend-mismatch", "disaggregation_transfer_backend", "mooncake",
+		return mismatch(p, d, PDAgreement("disaggregation_transfer_backend"),
 			"the two backends speak different protocols, so the first transfer is rejected and requests hang until they time out")
 	}},
 	{"sglang/pd-unified-memory-mismatch", func(p, d *env) []Issue {
@@ -677,15 +669,15 @@ var pairRules = []pairRule{
 		return []Issue{p.pairIssue(d, "sglang/pd-unified-memory-mismatch", msg, before, after, "enable_unified_memory")}
 	}},
 	{"sglang/pd-minimax-sparse-hetero-tp", func(p, d *env) []Issue {
-		if !p.m.MiniMaxSparse && !d.m.MiniMaxSparse {
+		if !attnTP().Applies(p.m, d.m) {
 			return nil
 		}
-		return heteroTP(p, d, "sglang/pd-minimax-sparse-hetero-tp",
+		return heteroTP(p, d, attnTP().Record,
 			fmt.Sprintf("the model is %s: the prefill server fails every request's KV transfer with \"RuntimeError: PD disagg: heterogeneous TP not supported for MiniMax sparse index yet.\"",
 				sparseModel(p, d).describe("MiniMax sparse-attention model")))
 	}},
 	{"sglang/pd-hetero-tp-unsupported", func(p, d *env) []Issue {
-		if p.m.MiniMaxSparse || d.m.MiniMaxSparse {
+		if attnTP().Applies(p.m, d.m) {
 			return nil // the MiniMax rule says it
 		}
 		switch {
@@ -707,11 +699,14 @@ func sparseModel(p, d *env) *Model {
 	return d.m
 }
 
+// attnTP is the attention-TP row of PDAgreements.
+func attnTP() *PDSetting { return PDAgreement("attention_tp_size") }
+
 // heteroTP reports prefill and decode attention-TP sizes that differ; the
 // fix gives decode the prefill's parallel flags.
 func heteroTP(p, d *env, id, consequence string) []Issue {
-	pa, da := p.c.AttnTP(), d.c.AttnTP()
-	if pa == da {
+	pa, da, bad := attnTP().Disagree(p.c, d.c)
+	if !bad {
 		return nil
 	}
 	show := []string{"tp_size"}
@@ -725,7 +720,7 @@ func heteroTP(p, d *env, id, consequence string) []Issue {
 		changes[0] = To("tp_size", p.c.IntOr("tp_size", 1))
 	}
 	before, after := sideFix(p, d, show, nil, changes)
-	msg := fmt.Sprintf("attention TP is %d on prefill (%s) and %d on decode (%s); %s",
+	msg := fmt.Sprintf("attention TP is %v on prefill (%s) and %v on decode (%s); %s",
 		pa, attnTPText(p.c), da, attnTPText(d.c), consequence)
 	return []Issue{p.pairIssue(d, id, msg, before, after, show...)}
 }

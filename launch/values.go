@@ -65,21 +65,6 @@ func (c *Command) Mode() string {
 // PD reports whether the server runs disaggregated.
 func (c *Command) PD() bool { return c.Mode() != "null" }
 
-// AttnTP is the attention tensor-parallel size: tp, divided by dp with DP
-// attention and by the attention context-parallel size.
-func (c *Command) AttnTP() int {
-	tp := c.IntOr("tp_size", 1)
-	if c.On("enable_dp_attention") {
-		if dp := c.IntOr("dp_size", 1); dp > 0 {
-			tp /= dp
-		}
-	}
-	if cp := c.IntOr("attn_cp_size", 1); cp > 0 {
-		tp /= cp
-	}
-	return tp
-}
-
 // EnvOn reports whether an environment variable before the command is set
 // to a true value, as sglang's environment flags read it.
 func (c *Command) EnvOn(name string) bool {
