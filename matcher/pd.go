@@ -2,8 +2,9 @@ package matcher
 
 import (
 	"fmt"
-	"math"
 	"strings"
+
+	"github.com/tailfix/tailfix/pyrepr"
 )
 
 // ServerConfig is one input's configuration, as its log gave it.
@@ -132,29 +133,13 @@ func intField(c Config, name string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return IntValue(v)
-}
-
-// IntValue is a configuration value as an integer: an int, or a float
-// with no fraction ("300.0").
-func IntValue(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	case float64:
-		if n == math.Trunc(n) && n >= -(1<<63) && n < 1<<63 {
-			return int64(n), true
-		}
-	}
-	return 0, false
+	return pyrepr.IntValue(v)
 }
 
 // sideConfig is one server's configuration that also answers "prefill.x"
 // or "decode.x" when the server is that side of a pair, so that a record's
 // two-sided template shows the side the log knows.
-type sideConfig struct{ *ServerArgs }
+type sideConfig struct{ *pyrepr.ServerArgs }
 
 func (c sideConfig) Lookup(name string) (any, bool) {
 	side, field, ok := strings.Cut(name, ".")
