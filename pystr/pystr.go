@@ -480,6 +480,9 @@ scan:
 			for i < len(src) && identPart(src[i]) {
 				i++
 			}
+			for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+				i++ // "{x!s  }": white space may follow the conversion
+			}
 			switch {
 			case i < len(src) && src[i] == ':':
 				spec = true

@@ -142,6 +142,8 @@ func TestRead(t *testing.T) {
 			[]Part{{Field: "{a[1:2]}"}, {Text: " "}, {Field: "{f(x)[0]}"}}, -1},
 		{"f dict in field", `f'{ {"a": 1}["a"] }'`, `{ {"a": 1}["a"] }`, []Part{{Field: `{ {"a": 1}["a"] }`}}, -1},
 		{"f not-equal is no conversion", `f'{a != b}'`, "{a != b}", []Part{{Field: "{a != b}"}}, -1},
+		{"f space after conversion", `f"{3!s  } {x!r :>4}"`, "{3!s } {x!r :>4}",
+			[]Part{{Field: "{3!s }"}, {Text: " "}, {Field: "{x!r :>4}"}}, -1},
 		{"f debug", `f'{x=}'`, "x={x!r}", []Part{{Text: "x="}, {Field: "{x!r}"}}, -1},
 		{"f debug with space and spec", `f'at {pp_size = :>3}'`, "at pp_size = {pp_size:>3}",
 			[]Part{{Text: "at pp_size = "}, {Field: "{pp_size:>3}"}}, -1},
