@@ -1,6 +1,6 @@
 package launch
 
-import "math"
+import "github.com/tailfix/tailfix/pyrepr"
 
 // Lookup answers a server setting by its ServerArgs name (a flag's dest),
 // nil for a setting left at None. A parsed Command answers it, and so
@@ -156,17 +156,5 @@ func stringSetting(l Lookup, name, def string) (string, bool) {
 }
 
 // IntValue is a configuration value as an integer: an int, or a float
-// with no fraction ("300.0").
-func IntValue(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	case float64:
-		if n == math.Trunc(n) && n >= -(1<<63) && n < 1<<63 {
-			return int64(n), true
-		}
-	}
-	return 0, false
-}
+// with no fraction ("300.0"). It is pyrepr.IntValue.
+func IntValue(v any) (int64, bool) { return pyrepr.IntValue(v) }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/tailfix/tailfix/patterns"
+	"github.com/tailfix/tailfix/pyrepr"
 )
 
 // Limits that keep the memory of one input bounded whatever it holds.
@@ -138,7 +139,7 @@ type Engine struct {
 	// config is the server's configuration from its server_args line, the
 	// latest one when the log holds several starts; known, when set, is
 	// what is known before that line comes (the launch command, in run).
-	config     *ServerArgs
+	config     *pyrepr.ServerArgs
 	configLine int64
 	known      Config
 
@@ -169,7 +170,7 @@ func (e *Engine) KnowConfig(c Config) { e.known = c }
 
 // ServerConfig returns the configuration the input logged (sglang's
 // server_args line) and its line, or nil.
-func (e *Engine) ServerConfig() (*ServerArgs, int64) { return e.config, e.configLine }
+func (e *Engine) ServerConfig() (*pyrepr.ServerArgs, int64) { return e.config, e.configLine }
 
 // Lines returns the number of lines consumed so far.
 func (e *Engine) Lines() int64 { return e.line }

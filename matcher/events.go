@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tailfix/tailfix/patterns"
+	"github.com/tailfix/tailfix/pyrepr"
 )
 
 // The lines that shape events, in the words CPython, the C++ runtime and
@@ -51,8 +52,8 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	e.failed = e.failed[:0]
 	for _, o := range owners {
 		if o < 0 && marker(o) == markConfig {
-			if text, ok := FindServerArgs(ln.Msg); ok {
-				e.config, e.configLine = ParseServerArgs(text), e.line
+			if text, ok := pyrepr.FindServerArgs(ln.Msg); ok {
+				e.config, e.configLine = pyrepr.ParseServerArgs(text), e.line
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tailfix/tailfix/launch"
+	"github.com/tailfix/tailfix/pyrepr"
 )
 
 // ServerConfig is one input's configuration, as its log gave it.
@@ -91,14 +92,13 @@ func stringField(c Config, name string) (string, bool) {
 }
 
 // IntValue is a configuration value as an integer: an int, or a float
-// with no fraction ("300.0"). It is launch.IntValue, which the settings
-// prefill and decode must agree on are read with.
-func IntValue(v any) (int64, bool) { return launch.IntValue(v) }
+// with no fraction ("300.0"). It is pyrepr.IntValue.
+func IntValue(v any) (int64, bool) { return pyrepr.IntValue(v) }
 
 // sideConfig is one server's configuration that also answers "prefill.x"
 // or "decode.x" when the server is that side of a pair, so that a record's
 // two-sided template shows the side the log knows.
-type sideConfig struct{ *ServerArgs }
+type sideConfig struct{ *pyrepr.ServerArgs }
 
 func (c sideConfig) Lookup(name string) (any, bool) {
 	side, field, ok := strings.Cut(name, ".")

@@ -6,9 +6,9 @@ package patterns
 // that the messages of a new release are known without writing them by hand.
 //
 // The Python is read by a small tokenizer written here, not by Python: it
-// knows comments, every string literal form (quotes, prefixes, escapes,
-// f-string replacement fields) and bracket nesting, which is all that is
-// needed to find statements and their first argument.
+// knows comments and bracket nesting, and leaves string literals (quotes,
+// prefixes, escapes, f-string replacement fields) to package pystr, which
+// is all that is needed to find statements and their first argument.
 
 import (
 	"errors"
@@ -19,6 +19,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tailfix/tailfix/pystr"
 )
 
 // RaiseSite is one raise, assert or logging call found in Python source.
@@ -265,7 +267,7 @@ func pyTokenize(src string) ([]pyToken, error) {
 				lx.lineStart = lx.pos
 			}
 		case c == '"' || c == '\'':
-			if err := lx.str(lx.pos, ""); err != nil {
+			if err := lx.str(lx.pos); err != nil {
 				return nil, err
 			}
 		case pyIdentStart(c):
@@ -274,8 +276,8 @@ func pyTokenize(src string) ([]pyToken, error) {
 				lx.pos++
 			}
 			word := src[start:lx.pos]
-			if lx.pos < n && (src[lx.pos] == '"' || src[lx.pos] == '\'') && pyStrPrefix(word) {
-				if err := lx.str(start, word); err != nil {
+			if _, prefix := pystr.ParsePrefix(word); prefix && lx.pos < n && (src[lx.pos] == '"' || src[lx.pos] == '\'') {
+				if err := lx.str(start); err != nil {
 					return nil, err
 				}
 				continue
@@ -346,12 +348,18 @@ func (lx *pyLexer) endLogical() {
 
 // str reads a string literal whose prefix starts at start and whose opening
 // quote is at lx.pos.
-func (lx *pyLexer) str(start int, prefix string) error {
-	end, parts, isF, err := pyScanString(lx.src, lx.pos, prefix)
+func (lx *pyLexer) str(start int) error {
+	lit, err := pystr.Read(lx.src, start)
 	if err != nil {
-		return &pyLineError{lx.line + strings.Count(lx.src[start:min(len(lx.src), lx.pos+pyErrOffset(err))], "\n"), err.Error()}
+		msg, at := err.Error(), start
+		var se *pystr.SyntaxError
+		if errors.As(err, &se) {
+			msg, at = se.Err.Error(), min(len(lx.src), se.Offset)
+		}
+		return &pyLineError{lx.line + strings.Count(lx.src[start:max(start, at)], "\n"), msg}
 	}
-	t := pyToken{kind: pyString, text: lx.src[start:end], start: start, end: end, parts: parts, fstr: isF}
+	end := lit.End
+	t := pyToken{kind: pyString, text: lx.src[start:end], start: start, end: end, parts: literalParts(lit), fstr: lit.Prefix.Fields()}
 	lx.emit(t)
 	if nl := strings.Count(lx.src[start:end], "\n"); nl > 0 {
 		lx.line += nl
@@ -362,314 +370,24 @@ func (lx *pyLexer) str(start int, prefix string) error {
 	return nil
 }
 
-// pyScanError is a string that does not end; at is its offset from the
-// opening quote, for the line number.
-type pyScanError struct {
-	msg string
-	at  int
-}
-
-func (e *pyScanError) Error() string { return e.msg }
-
-func pyErrOffset(err error) int {
-	var se *pyScanError
-	if errors.As(err, &se) {
-		return se.at
-	}
-	return 0
-}
-
-// pyScanString reads the string literal whose opening quote is at q, with
-// the given prefix, and returns the offset after it and its value.
-func pyScanString(src string, q int, prefix string) (end int, parts []tmplPart, isF bool, err error) {
-	p := strings.ToLower(prefix)
-	isF = strings.ContainsAny(p, "ft")
-	raw := strings.Contains(p, "r")
-	isB := strings.Contains(p, "b")
-	quote := src[q]
-	triple := strings.HasPrefix(src[q:], strings.Repeat(string(quote), 3))
-	i := q + 1
-	if triple {
-		i = q + 3
-	}
-	s := pyStrScanner{src: src, quote: quote, triple: triple, raw: raw, isF: isF, isB: isB, open: q}
-	end, parts, err = s.body(i)
-	return end, parts, isF, err
-}
-
-type pyStrScanner struct {
-	src      string
-	quote    byte
-	triple   bool
-	raw, isF bool
-	isB      bool
-	open     int // offset of the opening quote
-	parts    tmplBuilder
-}
-
-func (s *pyStrScanner) fail(at int, msg string) error {
-	return &pyScanError{msg: msg, at: at - s.open}
-}
-
-func (s *pyStrScanner) closesAt(i int) bool {
-	if s.triple {
-		return i+2 < len(s.src) && s.src[i] == s.quote && s.src[i+1] == s.quote && s.src[i+2] == s.quote
-	}
-	return s.src[i] == s.quote
-}
-
-func (s *pyStrScanner) body(i int) (int, []tmplPart, error) {
-	src := s.src
-	b := &s.parts
-	for {
-		if i >= len(src) {
-			return 0, nil, s.fail(s.open, "unterminated string literal")
+// literalParts is a string literal's value as message parts: its text,
+// and each field (an f-string's {…}) as a run-time part.
+func literalParts(lit pystr.Literal) []tmplPart {
+	if lit.Parts == nil {
+		if lit.Value == "" {
+			return nil
 		}
-		c := src[i]
-		if s.closesAt(i) {
-			if s.triple {
-				return i + 3, b.done(), nil
-			}
-			return i + 1, b.done(), nil
-		}
-		if !s.triple && c == '\n' {
-			return 0, nil, s.fail(s.open, "unterminated string literal")
-		}
-		switch {
-		case c == '\\':
-			if i+1 >= len(src) {
-				return 0, nil, s.fail(s.open, "unterminated string literal")
-			}
-			if s.raw {
-				b.lit.WriteByte('\\')
-				if next := src[i+1]; s.isF && (next == '{' || next == '}') {
-					i++
-				} else {
-					b.lit.WriteByte(next)
-					i += 2
-				}
-				continue
-			}
-			i = s.escape(i)
-		case s.isF && c == '{':
-			if i+1 < len(src) && src[i+1] == '{' {
-				b.lit.WriteByte('{')
-				i += 2
-				continue
-			}
-			end, lit, ph, err := s.field(i)
-			if err != nil {
-				return 0, nil, err
-			}
-			b.lit.WriteString(lit)
-			b.ph(ph)
-			i = end
-		case s.isF && c == '}':
-			b.lit.WriteByte('}')
-			i++
-			if i < len(src) && src[i] == '}' {
-				i++
-			}
-		default:
-			b.lit.WriteByte(c)
-			i++
+		return []tmplPart{{lit: lit.Value}}
+	}
+	parts := make([]tmplPart, len(lit.Parts))
+	for i, p := range lit.Parts {
+		if p.Field != "" {
+			parts[i] = tmplPart{ph: true, src: p.Field}
+		} else {
+			parts[i] = tmplPart{lit: p.Text}
 		}
 	}
-}
-
-// pySimpleEscapes are the one-letter escapes of a string literal.
-var pySimpleEscapes = map[byte]byte{'a': 7, 'b': 8, 'f': 12, 'n': '\n', 'r': '\r', 't': '\t', 'v': 11}
-
-// pyUnicodeNames are the \N{…} names common in messages. Others become a
-// run-time part of the message.
-var pyUnicodeNames = map[string]rune{
-	"EM DASH": '—', "EN DASH": '–', "BULLET": '•', "HORIZONTAL ELLIPSIS": '…', "DEGREE SIGN": '°',
-	"RIGHTWARDS ARROW": '→', "MULTIPLICATION SIGN": '×', "CHECK MARK": '✓', "NO-BREAK SPACE": '\u00a0',
-	"WARNING SIGN": '⚠', "GREEK SMALL LETTER MU": 'μ', "MICRO SIGN": 'µ',
-}
-
-// escape decodes the escape sequence at src[i] == '\\' and returns the
-// offset after it.
-func (s *pyStrScanner) escape(i int) int {
-	src, b := s.src, &s.parts
-	c := src[i+1]
-	switch c {
-	case '\n':
-		return i + 2
-	case '\r':
-		if i+2 < len(src) && src[i+2] == '\n' {
-			return i + 3
-		}
-		return i + 2
-	case '\\', '\'', '"':
-		b.lit.WriteByte(c)
-		return i + 2
-	case 'a', 'b', 'f', 'n', 'r', 't', 'v':
-		b.lit.WriteByte(pySimpleEscapes[c])
-		return i + 2
-	case '0', '1', '2', '3', '4', '5', '6', '7':
-		j := i + 1
-		for j < len(src) && j < i+4 && src[j] >= '0' && src[j] <= '7' {
-			j++
-		}
-		v, _ := strconv.ParseUint(src[i+1:j], 8, 32)
-		b.lit.WriteRune(rune(v))
-		return j
-	case 'x', 'u', 'U':
-		width := 2
-		if c == 'u' {
-			width = 4
-		} else if c == 'U' {
-			width = 8
-		}
-		if c != 'x' && s.isB {
-			break
-		}
-		if i+2+width <= len(src) {
-			if v, err := strconv.ParseUint(src[i+2:i+2+width], 16, 32); err == nil && utf8.ValidRune(rune(v)) {
-				b.lit.WriteRune(rune(v))
-				return i + 2 + width
-			}
-		}
-	case 'N':
-		if s.isB || i+2 >= len(src) || src[i+2] != '{' {
-			break
-		}
-		if j := strings.IndexByte(src[i+3:], '}'); j >= 0 {
-			name := src[i+3 : i+3+j]
-			if r, ok := pyUnicodeNames[strings.ToUpper(name)]; ok {
-				b.lit.WriteRune(r)
-			} else {
-				b.ph(src[i : i+4+j])
-			}
-			return i + 4 + j
-		}
-	}
-	// Not an escape: the backslash stays, and the next character is read
-	// on its own (it may open an f-string field).
-	b.lit.WriteByte('\\')
-	return i + 1
-}
-
-// field reads the f-string replacement field opening at src[i] == '{'. It
-// returns the offset after its closing brace, the literal text it prints
-// before its value (the expression and "=" of a {x=} debug field), and its
-// source as written for the message.
-func (s *pyStrScanner) field(i int) (end int, lit, ph string, err error) {
-	src := s.src
-	start := i
-	i++
-	exprStart, exprEnd := i, -1
-	depth := 0
-	spec := false
-scan:
-	for {
-		if i >= len(src) {
-			return 0, "", "", s.fail(start, "unterminated f-string field")
-		}
-		c := src[i]
-		switch {
-		case c == '(' || c == '[' || c == '{':
-			depth++
-			i++
-		case c == ')' || c == ']':
-			depth--
-			i++
-		case c == '}':
-			if depth > 0 {
-				depth--
-				i++
-				continue
-			}
-			exprEnd = i
-			break scan
-		case c == '\'' || c == '"':
-			// A string inside the expression (of either quote since
-			// Python 3.12).
-			e, _, _, err := pyScanString(src, i, "")
-			if err != nil {
-				return 0, "", "", s.fail(i, err.Error())
-			}
-			i = e
-		case pyIdentStart(c):
-			j := i
-			for j < len(src) && pyIdentPart(src[j]) {
-				j++
-			}
-			if j < len(src) && (src[j] == '"' || src[j] == '\'') && pyStrPrefix(src[i:j]) {
-				e, _, _, err := pyScanString(src, j, src[i:j])
-				if err != nil {
-					return 0, "", "", s.fail(j, err.Error())
-				}
-				j = e
-			}
-			i = j
-		case c == '#':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '!' && depth == 0 && i+1 < len(src) && src[i+1] != '=':
-			exprEnd = i
-			i++
-			for i < len(src) && pyIdentPart(src[i]) {
-				i++
-			}
-			if i < len(src) && src[i] == ':' {
-				spec = true
-			}
-			break scan
-		case c == ':' && depth == 0:
-			exprEnd = i
-			spec = true
-			break scan
-		case c == '\\' && i+1 < len(src):
-			i += 2
-		default:
-			i++
-		}
-	}
-	if spec {
-		// The format spec: literal text and nested {fields}, up to the
-		// closing brace.
-		i++
-		for {
-			if i >= len(src) || s.closesAt(i) || (!s.triple && src[i] == '\n') {
-				return 0, "", "", s.fail(start, "unterminated f-string field")
-			}
-			c := src[i]
-			if c == '{' {
-				e, _, _, err := s.field(i)
-				if err != nil {
-					return 0, "", "", err
-				}
-				i = e
-				continue
-			}
-			if c == '\\' && !s.raw && i+1 < len(src) {
-				i += 2
-				continue
-			}
-			i++
-			if c == '}' {
-				break
-			}
-		}
-	} else {
-		i++ // the closing brace
-	}
-	end = i
-	expr := src[exprStart:exprEnd]
-	ph = pyCollapseSpace(src[start:end])
-	if t := strings.TrimRight(expr, " \t\r\n"); len(t) >= 2 && t[len(t)-1] == '=' && !strings.ContainsRune("=!<>", rune(t[len(t)-2])) {
-		// {x=} prints "x=" and then the value (its repr unless a
-		// conversion or format spec says otherwise).
-		rest := src[exprEnd : end-1]
-		if rest == "" {
-			rest = "!r"
-		}
-		return end, expr, "{" + strings.TrimSpace(t[:len(t)-1]) + pyCollapseSpace(rest) + "}", nil
-	}
-	return end, "", ph, nil
+	return parts
 }
 
 func pyIndentWidth(ws string) int {
@@ -694,16 +412,6 @@ func pyIdentStart(c byte) bool {
 func pyIdentPart(c byte) bool { return pyIdentStart(c) || pyIsDigit(c) }
 
 func pyIsDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// pyStrPrefix reports whether word is a string prefix: r, u, b, f, t and
-// their valid pairs, in any case.
-func pyStrPrefix(word string) bool {
-	switch strings.ToLower(word) {
-	case "r", "u", "b", "f", "t", "br", "rb", "fr", "rf", "tr", "rt":
-		return true
-	}
-	return false
-}
 
 func pyCollapseSpace(s string) string {
 	if !strings.ContainsAny(s, "\n\r\t") && !strings.Contains(s, "  ") {

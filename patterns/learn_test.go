@@ -129,6 +129,7 @@ func TestParsePythonErrors(t *testing.T) {
 		{"def f():\n    s = '''three\nlines\n", "bad.py:2: unterminated string literal"},
 		{"raise ValueError(f\"{x\")\n", "bad.py:1: "},
 		{"\n\nmsg = f'{x:{y'\n", "bad.py:3: "},
+		{"\nraise ValueError(f\"{x!r\")\n", "bad.py:2: unterminated f-string field"},
 	}
 	for _, tt := range tests {
 		_, err := ParsePython("bad.py", []byte(tt.src))

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/pyrepr"
 )
 
 // Config is a server's configuration as a log shows it (sglang's
@@ -116,7 +116,7 @@ func intTerm(term string, cfg Config) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return matcher.IntValue(v)
+	return pyrepr.IntValue(v)
 }
 
 // flagText writes a value as a command line would carry it.

@@ -1,4 +1,4 @@
-package matcher
+package pyrepr
 
 import (
 	"bytes"
@@ -7,28 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/tailfix/tailfix/pystr"
 )
-
-// Value is a Python literal from a repr: nil (None), bool, int64, float64,
-// string, []Value (list, tuple or set), map[string]Value (dict; a key that
-// is not a string is kept as its repr, as the log wrote it) or *Call (a
-// nested repr such as PhaseConfig(backend='full')).
-//
-// A few reprs that are not literals are kept as strings: bytes (b'..',
-// their bytes), enum-like reprs ("<Enum.X: 'x'>", the whole text) and bare
-// names ("torch.bfloat16"). An integer too large for int64 becomes a
-// float64. set() and frozenset(...) are sets, so []Value.
-type Value = any
-
-// Call is a nested repr such as PhaseConfig(backend='full', max_bs=256) or
-// device(type='cuda'). Positional arguments are keyed by their position
-// among the positional ones: "0", "1", ….
-type Call struct {
-	Name  string
-	Args  map[string]Value
-	Order []string // Args' keys in the order the repr gave them
-}
 
 // ServerArgs is sglang's configuration as a log shows it: the
 // "server_args=ServerArgs(...)" line that sglang prints once at start-up.
@@ -619,29 +600,18 @@ func (p *pyParser) resync() bool {
 // stands where a value starts, possibly after a prefix such as b or r.
 // An apostrophe inside a word ("it's") cannot.
 func pyStringStart(s string, i int) bool {
-	k := i - 1
-	for n := 0; n < 2 && k >= 0 && strings.IndexByte(pyPrefixLetters, s[k]) >= 0; n++ {
-		k--
-	}
+	k := pystr.PrefixStart(s, i) - 1
 	return k < 0 || strings.IndexByte("=([{,: \t<", s[k]) >= 0
 }
-
-// pyPrefixLetters are the letters of string prefixes: b'x', r'x', rb'x'.
-const pyPrefixLetters = "bBrRuUfF"
 
 // pyStringEnd returns the index after the string literal whose opening
 // quote is s[i].
 func pyStringEnd(s string, i int) (int, bool) {
-	q := s[i]
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case q:
-			return j + 1, true
-		}
+	lit, err := pystr.Read(s, i)
+	if err != nil {
+		return len(s), false
 	}
-	return len(s), false
+	return lit.End, true
 }
 
 // value reads one literal.
@@ -652,7 +622,7 @@ func (p *pyParser) value() (Value, bool) {
 	}
 	switch c := p.s[p.i]; {
 	case c == '\'' || c == '"':
-		return p.str(false, false)
+		return p.str()
 	case c == '[':
 		return p.list()
 	case c == '(':
@@ -825,15 +795,12 @@ func (p *pyParser) brace() (Value, bool) {
 // pyStringLiteral reports whether a dict key's text is a string literal,
 // 'k' or b'k', rather than a value whose repr is kept as the key.
 func pyStringLiteral(text string) bool {
-	for i := 0; i < len(text) && i < 3; i++ {
-		switch c := text[i]; {
-		case c == '\'' || c == '"':
-			return true
-		case strings.IndexByte(pyPrefixLetters, c) < 0:
-			return false
-		}
+	q := strings.IndexAny(text[:min(len(text), 3)], `'"`)
+	if q < 0 {
+		return false
 	}
-	return false
+	_, ok := pystr.ParsePrefix(text[:q])
+	return ok
 }
 
 // angle reads a repr in angle brackets, <Color.RED: 'red'>, as its text.
@@ -937,11 +904,11 @@ func (p *pyParser) named() (Value, bool) {
 	start := p.i
 	name, _ := p.dottedName()
 	if !p.eof() && (p.s[p.i] == '\'' || p.s[p.i] == '"') && len(name) <= 2 {
-		if raw, isBytes, ok := pyPrefix(name); ok {
-			return p.str(raw, isBytes)
+		if prefix, ok := pystr.ParsePrefix(name); ok && !prefix.Fields() {
+			p.i = start
+			return p.str()
 		}
-		p.i = start + len(name)
-		return nil, false
+		return nil, false // f'..' and t'..' are no values
 	}
 	if !p.eof() && p.s[p.i] == '(' {
 		return p.call(name)
@@ -959,28 +926,6 @@ func (p *pyParser) named() (Value, bool) {
 		return math.NaN(), true
 	}
 	return name, true
-}
-
-// pyPrefix tells a string prefix's kind.
-func pyPrefix(prefix string) (raw, isBytes, ok bool) {
-	for i := 0; i < len(prefix); i++ {
-		switch prefix[i] {
-		case 'r', 'R':
-			raw = true
-		case 'b', 'B':
-			isBytes = true
-		case 'u', 'U':
-			if len(prefix) > 1 {
-				return false, false, false
-			}
-		default:
-			return false, false, false
-		}
-	}
-	if len(prefix) == 2 && prefix[0]|0x20 == prefix[1]|0x20 {
-		return false, false, false
-	}
-	return raw, isBytes, true
 }
 
 // call reads Name(args...) after its name.
@@ -1037,95 +982,14 @@ func (p *pyParser) call(name string) (Value, bool) {
 	return c, true
 }
 
-// str reads a quoted string at i, after any prefix.
-func (p *pyParser) str(raw, isBytes bool) (Value, bool) {
-	s := p.s
-	q := s[p.i]
-	start := p.i + 1
-	var b []byte // the value, once an escape makes it differ from the text
-	for i := start; i < len(s); {
-		c := s[i]
-		if c == q {
-			p.i = i + 1
-			if b == nil {
-				return s[start:i], true
-			}
-			return string(b), true
-		}
-		if c != '\\' || i+1 >= len(s) {
-			if b != nil {
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		if raw {
-			if b != nil {
-				b = append(b, c, s[i+1])
-			}
-			i += 2
-			continue
-		}
-		if b == nil {
-			b = append([]byte(nil), s[start:i]...)
-		}
-		e := s[i+1]
-		i += 2
-		switch e {
-		case '\\', '\'', '"':
-			b = append(b, e)
-		case 'n':
-			b = append(b, '\n')
-		case 't':
-			b = append(b, '\t')
-		case 'r':
-			b = append(b, '\r')
-		case 'a':
-			b = append(b, 7)
-		case 'b':
-			b = append(b, 8)
-		case 'f':
-			b = append(b, 12)
-		case 'v':
-			b = append(b, 11)
-		case '\n':
-		case 'x', 'u', 'U':
-			n := 2
-			if e == 'u' {
-				n = 4
-			} else if e == 'U' {
-				n = 8
-			}
-			if e != 'x' && isBytes || i+n > len(s) {
-				b = append(b, '\\', e)
-				break
-			}
-			r, err := strconv.ParseUint(s[i:i+n], 16, 32)
-			if err != nil {
-				b = append(b, '\\', e)
-				break
-			}
-			i += n
-			if isBytes {
-				b = append(b, byte(r))
-			} else {
-				b = utf8.AppendRune(b, rune(r))
-			}
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			r := rune(e - '0')
-			for k := 0; k < 2 && i < len(s) && s[i] >= '0' && s[i] <= '7'; k++ {
-				r = r*8 + rune(s[i]-'0')
-				i++
-			}
-			if isBytes {
-				b = append(b, byte(r))
-			} else {
-				b = utf8.AppendRune(b, r)
-			}
-		default:
-			b = append(b, '\\', e)
-		}
+// str reads the string literal that starts at i, at its prefix or its
+// quote.
+func (p *pyParser) str() (Value, bool) {
+	lit, err := pystr.Read(p.s, p.i)
+	if err != nil {
+		p.i = len(p.s)
+		return nil, false
 	}
-	p.i = len(s)
-	return nil, false
+	p.i = lit.End
+	return lit.Value, true
 }
