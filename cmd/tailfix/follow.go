@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tailfix/tailfix/cmd/tailfix/internal/follow"
+	"github.com/tailfix/tailfix/follow"
 )
 
 type followCmd struct {
