@@ -97,7 +97,8 @@ var errRan = errors.New("follow: Run called twice")
 
 // Run reads the files until ctx is done and hands what they receive to
 // out, from the calling goroutine; then it releases what the Follower
-// holds. It returns nil when ctx is done. Run is called once.
+// holds. It returns nil when ctx is done; called a second time, it returns
+// an error at once.
 func (f *Follower) Run(ctx context.Context, out func(Chunk)) error {
 	if f.ran {
 		return errRan
