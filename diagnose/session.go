@@ -336,7 +336,7 @@ func (src *Source) show(o matcher.Occurrence, settled bool) {
 func (src *Source) publish() {
 	src.lines = src.eng.Lines()
 	sa, line := src.eng.ServerConfig()
-	if sa == nil || line == src.cfgLine {
+	if sa == nil || matcher.Config(sa) == src.cfg {
 		return
 	}
 	src.cfg, src.cfgLine = sa, line

@@ -127,7 +127,8 @@ type Engine struct {
 	source string
 	emit   func(Occurrence)
 
-	line    int64    // lines consumed so far
+	line    int64    // lines consumed so far, since the last Restart
+	before  int64    // lines consumed before the last Restart
 	evs     []*event // open events, one per stream, oldest first
 	free    []*event
 	norm    []byte
@@ -173,7 +174,7 @@ func (e *Engine) KnowConfig(c Config) { e.known = c }
 func (e *Engine) ServerConfig() (*pyrepr.ServerArgs, int64) { return e.config, e.configLine }
 
 // Lines returns the number of lines consumed so far.
-func (e *Engine) Lines() int64 { return e.line }
+func (e *Engine) Lines() int64 { return e.before + e.line }
 
 // Write feeds raw bytes, split anywhere. Complete lines are processed at
 // once; a partial last line waits for the rest or for Flush. Write never
@@ -206,13 +207,14 @@ func (e *Engine) CloseEvents() {
 	}
 }
 
-// Restart ends what is open, as Flush does, and counts lines from 1 again:
-// the bytes that come next are the start of another file (a followed log
-// was rotated or truncated).
+// Restart ends the input's partial line and open events, as Flush does,
+// and numbers the lines that follow from 1 again: the input goes on with
+// the start of another file, such as a log that was rotated.
 func (e *Engine) Restart() {
 	e.Flush()
-	e.line = 0
 	e.wrapLine = 0
+	e.before += e.line
+	e.line = 0
 }
 
 // feed processes a block of whole lines, each ending in '\n'.

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # How many log lines a file follower loses or repeats when the log is
-# rotated, for tailfix's follower (internal/follow, with file events and with
+# rotated, for tailfix's follower (follow, with file events and with
 # polling only) and for github.com/nxadm/tail set up for rotating logs
 # (Follow, ReOpen, inotify, from the end).
 #
 #   scripts/rotation-compare.sh [go test flags, e.g. -race]
 #
-# Runs the rotation suite (cmd/tailfix/internal/follow/rotation_test.go)
+# Runs the rotation suite (follow/rotation_test.go)
 # with TAILFIX_ROTATION_NXADM=1 and prints, for each scenario, the seqs lost
 # and the seqs delivered more than once by each implementation. A writer
 # appends numbered lines while the file is rotated: the copytruncate and
@@ -24,7 +24,7 @@ command -v logrotate >/dev/null || [ -x /usr/sbin/logrotate ] ||
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 TAILFIX_ROTATION_NXADM=1 go test -count=1 -timeout 10m -run 'TestRotation' -v "$@" \
-  ./cmd/tailfix/internal/follow/ >"$out" 2>&1
+  ./follow/ >"$out" 2>&1
 status=$?
 
 awk '

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tailfix/tailfix/cmd/tailfix/internal/follow"
 	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/follow"
 )
 
 type followCmd struct {
@@ -16,35 +16,51 @@ type followCmd struct {
 	Poll      time.Duration `default:"250ms" help:"Check every file this often even without a file event; the only way to notice change when inotify is not available."`
 }
 
-// Run follows the files until Ctrl-C, hinting as findings appear, each
-// labelled with its file; then prints the summary.
+// Run follows the files until Ctrl-C, writing findings to stdout as they
+// appear, each labelled with its file; then the summary of each set of
+// files that belong together. Warnings and notes go to stderr.
 func (c *followCmd) Run(e *env) error {
+	var mu sync.Mutex // stderr, between the follower's warnings and notes
+	say := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(e.stderr, format, args...)
+	}
+	warn := func(path string, err error) {
+		if path == "" {
+			say("tailfix: warning: %v\n", err)
+			return
+		}
+		say("tailfix: warning: %s: %v; following the others\n", path, err)
+	}
+	note := func(_, msg string) { say("tailfix: note: %s\n", msg) }
+
+	// Where each file ends is taken before the pattern pack is loaded, so
+	// that lines written while it loads are not skipped.
+	opts := follow.Options{FromStart: c.FromStart, Poll: c.Poll, Warn: warn, Notice: note}
+	f, err := follow.New(c.Paths, opts)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	m, err := e.load()
 	if err != nil {
 		return err
 	}
-	// Findings go to stdout, which follow writes nothing else to.
 	l := newLive(e, m, e.stdout, true)
 	inputs := map[string]*diagnose.Source{}
 	out := func(ch follow.Chunk) {
 		in, ok := inputs[ch.Path]
-		if !ok {
+		switch {
+		case !ok:
 			in = l.open(ch.Path, 1, diagnose.SourceOptions{})
 			inputs[ch.Path] = in
-		} else if ch.Break {
+		case ch.Restart:
+			in.Restart() // line numbers count from the start of the new file
+		case ch.Break:
 			in.Break()
 		}
 		in.Write(ch.Data)
-	}
-	var mu sync.Mutex // warnings
-	warn := func(path string, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if path == "" {
-			fmt.Fprintf(e.stderr, "tailfix: warning: %v\n", err)
-			return
-		}
-		fmt.Fprintf(e.stderr, "tailfix: warning: %s: %v; following the others\n", path, err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -58,8 +74,7 @@ func (c *followCmd) Run(e *env) error {
 		case <-ctx.Done():
 		}
 	}()
-	opts := follow.Options{FromStart: c.FromStart, Poll: c.Poll, Warn: warn}
-	if err := follow.Follow(ctx, c.Paths, opts, out); err != nil {
+	if err := f.Run(ctx, out); err != nil {
 		return err
 	}
 	findings, err := l.finish()

@@ -1,8 +1,10 @@
 package follow
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,27 +13,33 @@ import (
 )
 
 // oursTail follows path with Follow, polling every 50 ms besides file
-// events. A Break starts a new line: a partial line before it is ended with
-// a newline, as a reader of Chunks must do.
+// events, and reads Chunks as a consumer must: by Path, joining a partial
+// last line to the next bytes of the same Path unless they come with Break
+// (then it is ended with a newline), and handing over only whole lines.
+// Bytes of a file rotated away come under a name of their own, which for
+// this log starts with its path ("server.log.1", "server.log (deleted)").
 func oursTail(polling bool) tailer {
 	return func(ctx context.Context, path string, fromStart bool, out func([]byte)) error {
 		var mu sync.Mutex
-		last := map[string]byte{} // the last byte handed over, by path
-		var strange []string      // chunks for a path other than the one followed
+		carry := map[string][]byte{} // a partial last line, by path
+		var strange []string         // chunks for a path no rotation of the one followed
 		err := Follow(ctx, []string{path}, Options{FromStart: fromStart, Poll: 50 * time.Millisecond, Polling: polling}, func(c Chunk) {
 			mu.Lock()
 			defer mu.Unlock()
-			if c.Path != path && len(strange) < 3 {
+			if !strings.HasPrefix(c.Path, path) && len(strange) < 3 {
 				strange = append(strange, c.Path)
 			}
-			if b, ok := last[c.Path]; c.Break && ok && b != '\n' {
-				out([]byte{'\n'})
-				last[c.Path] = '\n'
+			b := carry[c.Path]
+			if c.Break && len(b) > 0 {
+				out(append(b, '\n'))
+				b = b[:0]
 			}
-			if len(c.Data) > 0 {
-				out(c.Data)
-				last[c.Path] = c.Data[len(c.Data)-1]
+			b = append(b, c.Data...)
+			if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+				out(b[:i+1])
+				b = append(b[:0], b[i+1:]...)
 			}
+			carry[c.Path] = b
 		})
 		mu.Lock()
 		defer mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,9 +19,18 @@ import (
 )
 
 // Follow follows the files named by patterns until ctx is done, and hands
-// what they receive to out, from one goroutine. A pattern is a file path
-// (which need not exist yet), a glob, or a directory (its files). Files that
-// match later are followed from their beginning.
+// what they receive to out, from one goroutine: New, then Run.
+func Follow(ctx context.Context, patterns []string, opts Options, out func(Chunk)) error {
+	f, err := New(patterns, opts)
+	if err != nil {
+		return err
+	}
+	return f.Run(ctx, out)
+}
+
+// Follower follows the files named by a set of patterns. A pattern is a
+// file path (which need not exist yet), a glob, or a directory (its
+// files).
 //
 // It keeps reading through rotation: a file renamed away or deleted is
 // drained while it still receives data; a truncated file is read again from
@@ -28,23 +38,48 @@ import (
 // read from the copy. File events come from inotify; every file is also
 // checked each Poll interval, and when file events are not available (the
 // system's inotify watches ran out) polling is all there is, with a
-// warning. Follow returns nil when ctx is done, or an error for a pattern
-// that is not valid.
-func Follow(ctx context.Context, patterns []string, opts Options, out func(Chunk)) error {
+// warning.
+type Follower struct {
+	opts     Options
+	ctx      context.Context
+	out      func(Chunk)
+	patterns []string
+	files    map[string]*file
+	order    []string // paths in the order they were found
+	w        *fsnotify.Watcher
+	dirs     map[string]bool // directories watched
+	buf      []byte
+	ran      bool
+}
+
+// readSize bounds one read, so that a large file read from its start is
+// read in steps between which cancellation is seen.
+const readSize = 256 << 10
+
+// New finds the files the patterns name now and records where each ends,
+// before it returns: what is written to them afterwards is read by Run,
+// even if Run is called much later. Unless opts.FromStart, what they held
+// before is skipped; files that appear later are read from their
+// beginning. A pattern that names nothing yet is told to opts.Notice. New
+// returns an error for a pattern that is not valid. The Follower holds
+// open files and a watcher until Run returns or Close is called.
+func New(patterns []string, opts Options) (*Follower, error) {
 	if opts.Poll <= 0 {
 		opts.Poll = 250 * time.Millisecond
 	}
 	if opts.Warn == nil {
 		opts.Warn = func(string, error) {}
 	}
+	if opts.Notice == nil {
+		opts.Notice = func(string, string) {}
+	}
 	for _, p := range patterns {
 		if _, err := filepath.Match(p, ""); err != nil {
-			return fmt.Errorf("pattern %q: %w", p, err)
+			return nil, fmt.Errorf("pattern %q: %w", p, err)
 		}
 	}
-	f := &follower{opts: opts, out: out, patterns: patterns, files: map[string]*file{},
-		buf: make([]byte, 256<<10), dirs: map[string]bool{}}
-	defer f.close()
+	f := &Follower{opts: opts, ctx: context.Background(), patterns: patterns, files: map[string]*file{},
+		buf: make([]byte, readSize), dirs: map[string]bool{}}
 	if !opts.Polling {
 		w, err := newWatcher()
 		if err != nil {
@@ -54,9 +89,27 @@ func Follow(ctx context.Context, patterns []string, opts Options, out func(Chunk
 		}
 	}
 	f.match(true)
+	return f, nil
+}
+
+// errRan is returned by Run when it is called a second time.
+var errRan = errors.New("follow: Run called twice")
+
+// Run reads the files until ctx is done and hands what they receive to
+// out, from the calling goroutine; then it releases what the Follower
+// holds. It returns nil when ctx is done; called a second time, it returns
+// an error at once.
+func (f *Follower) Run(ctx context.Context, out func(Chunk)) error {
+	if f.ran {
+		return errRan
+	}
+	f.ran = true
+	defer f.Close()
+	f.ctx, f.out = ctx, out
+	f.match(false)
 	f.checkAll()
 
-	tick := time.NewTicker(opts.Poll)
+	tick := time.NewTicker(f.opts.Poll)
 	defer tick.Stop()
 	var events <-chan fsnotify.Event
 	var errs <-chan error
@@ -99,17 +152,6 @@ var (
 	addWatch   = (*fsnotify.Watcher).Add
 )
 
-type follower struct {
-	opts     Options
-	out      func(Chunk)
-	patterns []string
-	files    map[string]*file
-	order    []string // paths in the order they were found
-	w        *fsnotify.Watcher
-	dirs     map[string]bool // directories watched
-	buf      []byte
-}
-
 // file is one followed path and what is open of it.
 type file struct {
 	path  string
@@ -126,6 +168,10 @@ type open struct {
 	off  int64
 	tail []byte    // the last bytes read before off
 	last time.Time // when it last gave data, for draining
+	// Once rotated away: the name its bytes are handed out under, and
+	// whether none has been yet.
+	name string
+	brk  bool
 }
 
 type fileID struct{ dev, ino uint64 }
@@ -138,22 +184,29 @@ const tailKeep = 64
 // data, once the new file has data of its own.
 const drainIdle = 5 * time.Second
 
-func (f *follower) close() {
+// Close releases the open files and the watcher. Run does it when it
+// returns; Close is for a Follower that is not run after all. It always
+// returns nil.
+func (f *Follower) Close() error {
 	if f.w != nil {
 		f.w.Close()
+		f.w = nil
 	}
 	for _, fl := range f.files {
 		if fl.cur != nil {
 			fl.cur.f.Close()
+			fl.cur = nil
 		}
 		for _, o := range fl.old {
 			o.f.Close()
 		}
+		fl.old = nil
 	}
+	return nil
 }
 
 // fallBack turns file events off and says so.
-func (f *follower) fallBack(path string, err error) {
+func (f *Follower) fallBack(path string, err error) {
 	if f.w != nil {
 		f.w.Close()
 		f.w = nil
@@ -163,7 +216,7 @@ func (f *follower) fallBack(path string, err error) {
 }
 
 // watch adds a directory to the watcher.
-func (f *follower) watch(dir string) {
+func (f *Follower) watch(dir string) {
 	if f.w == nil || f.dirs[dir] {
 		return
 	}
@@ -182,8 +235,8 @@ func (f *follower) watch(dir string) {
 
 // match finds the files the patterns name now. Files found at the start
 // are read from their end unless FromStart; files found later from their
-// beginning.
-func (f *follower) match(start bool) {
+// beginning. At the start, a pattern that names nothing is told to Notice.
+func (f *Follower) match(start bool) {
 	for _, p := range f.patterns {
 		var paths []string
 		switch st, err := os.Stat(p); {
@@ -195,12 +248,21 @@ func (f *follower) match(start bool) {
 					paths = append(paths, filepath.Join(p, e.Name()))
 				}
 			}
+			if start && len(paths) == 0 {
+				f.opts.Notice(p, fmt.Sprintf("no file in %s yet; waiting", p))
+			}
 		case hasMeta(p):
 			f.watch(filepath.Dir(p))
 			paths, _ = filepath.Glob(p)
+			if start && len(paths) == 0 {
+				f.opts.Notice(p, fmt.Sprintf("no file matches %s yet; waiting", p))
+			}
 		default:
 			f.watch(filepath.Dir(p))
 			paths = []string{p}
+			if start && errors.Is(err, fs.ErrNotExist) {
+				f.opts.Notice(p, fmt.Sprintf("waiting for %s to appear", p))
+			}
 		}
 		sort.Strings(paths)
 		for _, path := range paths {
@@ -221,7 +283,7 @@ func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 
 // matches reports whether a path newly seen in a directory is one the
 // patterns name.
-func (f *follower) matches(path string) bool {
+func (f *Follower) matches(path string) bool {
 	for _, p := range f.patterns {
 		if p == path || filepath.Dir(path) == filepath.Clean(p) {
 			return true
@@ -233,7 +295,7 @@ func (f *follower) matches(path string) bool {
 	return false
 }
 
-func (f *follower) event(ev fsnotify.Event) {
+func (f *Follower) event(ev fsnotify.Event) {
 	if fl, ok := f.files[ev.Name]; ok {
 		f.check(fl)
 		return
@@ -246,14 +308,14 @@ func (f *follower) event(ev fsnotify.Event) {
 	}
 }
 
-func (f *follower) checkAll() {
+func (f *Follower) checkAll() {
 	for _, path := range f.order {
 		f.check(f.files[path])
 	}
 }
 
 // openAtEnd opens a file found at the start, to read only what comes.
-func (f *follower) openAtEnd(fl *file) {
+func (f *Follower) openAtEnd(fl *file) {
 	o, err := openFile(fl.path)
 	if err != nil {
 		return // check will say why
@@ -262,21 +324,19 @@ func (f *follower) openAtEnd(fl *file) {
 		o.off = st.Size()
 		o.tail = readTail(o.f, o.off, nil)
 	}
-	fl.cur = o
+	fl.cur, fl.brk = o, true
 }
 
 // check brings one followed path up to date: it drains files rotated away,
 // notices a rotation, deletion or truncation, and reads what is new.
-func (f *follower) check(fl *file) {
+func (f *Follower) check(fl *file) {
 	f.drainOld(fl)
 	st, err := os.Stat(fl.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if fl.cur != nil {
 			// Deleted or renamed away: keep reading what is open.
-			f.read(fl, fl.cur)
-			fl.old = append(fl.old, fl.cur)
-			fl.cur = nil
+			f.retire(fl)
 		}
 		return
 	case err != nil:
@@ -288,9 +348,7 @@ func (f *follower) check(fl *file) {
 	}
 	if fl.cur != nil && fl.cur.id != idOf(st) {
 		// A new file at the path: finish the old one first.
-		f.read(fl, fl.cur)
-		fl.old = append(fl.old, fl.cur)
-		fl.cur = nil
+		f.retire(fl)
 	}
 	if fl.cur == nil {
 		o, err := openFile(fl.path)
@@ -307,6 +365,40 @@ func (f *follower) check(fl *file) {
 		o.off, o.tail, fl.brk = 0, o.tail[:0], true
 	}
 	f.read(fl, o)
+}
+
+// retire reads what the file at the path holds until now, as bytes of the
+// path, and keeps it to drain under the name it has now: what is written
+// to it from here on is not part of the file at the path.
+func (f *Follower) retire(fl *file) {
+	o := fl.cur
+	f.read(fl, o)
+	o.name, o.brk = rotatedName(fl.path, o.f), true
+	fl.old = append(fl.old, o)
+	fl.cur = nil
+}
+
+// rotatedName is the name a file that was at path has now, found through
+// /proc: "dir/server.log.1" or "dir/server.log (deleted)" in the
+// directory as path names it, another directory's absolute path, or
+// "path (rotated)" when it cannot be told.
+func rotatedName(path string, fh *os.File) string {
+	fallback := path + " (rotated)"
+	target, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(fh.Fd())))
+	if err != nil || !filepath.IsAbs(target) {
+		return fallback
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil || target == abs {
+		return fallback
+	}
+	if gone, ok := strings.CutSuffix(target, " (deleted)"); ok && gone == abs {
+		return path + " (deleted)"
+	}
+	if filepath.Dir(target) == filepath.Dir(abs) {
+		return filepath.Join(filepath.Dir(path), filepath.Base(target))
+	}
+	return target
 }
 
 // truncated reports whether a file was cut since it was last read: it is
@@ -328,7 +420,7 @@ func truncated(o *open, size int64) bool {
 // before it was truncated, from the copy a copytruncate rotation made next
 // to it: a recent file in the same directory whose bytes at the offset
 // match.
-func (f *follower) recoverCopy(fl *file, o *open) {
+func (f *Follower) recoverCopy(fl *file, o *open) {
 	if o.off == 0 || len(o.tail) == 0 {
 		return
 	}
@@ -365,12 +457,10 @@ func (f *follower) recoverCopy(fl *file, o *open) {
 // drainOld reads files rotated away, and closes each once it has been
 // quiet for drainIdle and the file at the path has data of its own, or
 // quiet for long.
-func (f *follower) drainOld(fl *file) {
+func (f *Follower) drainOld(fl *file) {
 	kept := fl.old[:0]
 	for _, o := range fl.old {
-		if f.read(fl, o) > 0 {
-			fl.brk = true // the next data of the new file does not continue this
-		}
+		f.read(fl, o)
 		quiet := time.Since(o.last)
 		if quiet > drainIdle && fl.cur != nil && fl.cur.off > 0 || quiet > 6*drainIdle {
 			o.f.Close()
@@ -381,24 +471,29 @@ func (f *follower) drainOld(fl *file) {
 	fl.old = kept
 }
 
-// read hands out what o holds past its offset and returns how much.
-func (f *follower) read(fl *file, o *open) int64 {
-	var total int64
-	for {
+// read hands out what o holds past its offset, as bytes of the path or,
+// once o was rotated away, of its own name. It reads readSize at a time
+// and stops early when the context is done.
+func (f *Follower) read(fl *file, o *open) {
+	path, brk := fl.path, &fl.brk
+	if o.name != "" {
+		path, brk = o.name, &o.brk
+	}
+	for f.ctx.Err() == nil {
 		n, err := o.f.ReadAt(f.buf, o.off)
 		if n > 0 {
+			restart := o.off == 0
 			o.off += int64(n)
 			o.last = time.Now()
-			total += int64(n)
 			o.tail = keepTail(o.tail, f.buf[:n])
-			f.out(Chunk{Path: fl.path, Data: f.buf[:n], Break: fl.brk})
-			fl.brk = false
+			f.out(Chunk{Path: path, Data: f.buf[:n], Break: *brk, Restart: restart})
+			*brk = false
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				f.warn(fl, err)
 			}
-			return total
+			return
 		}
 	}
 }
@@ -444,7 +539,7 @@ func idOf(st fs.FileInfo) fileID {
 }
 
 // warn says a problem once, until it changes or goes away.
-func (f *follower) warn(fl *file, err error) {
+func (f *Follower) warn(fl *file, err error) {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = fmt.Errorf("%s: %w", pe.Op, pe.Err) // the path is said with it
