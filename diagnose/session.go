@@ -132,6 +132,7 @@ type provisional struct {
 	start int64 // the event's first line
 	key   string
 	f     *Finding
+	shown bool // it was shown (another event of the same key may have been instead)
 }
 
 // Add opens an input named name.
@@ -238,11 +239,18 @@ func (src *Source) found(f *Finding) {
 	s.opt.Update(Update{Kind: Found, Finding: s.linked(src, f)})
 }
 
-// withdraw takes back a provisional finding whose event became another
-// one, unless the finding exists anyway.
+// withdraw takes back a shown view of an event that became another
+// finding, unless the finding exists anyway. When another open event of
+// the same key is still there, the view is now that event's.
 func (src *Source) withdraw(p provisional) {
-	if src.corr.has(p.key) || slices.ContainsFunc(src.prov, func(q provisional) bool { return q.key == p.key }) {
+	if !p.shown || src.corr.has(p.key) {
 		return
+	}
+	for i := range src.prov {
+		if src.prov[i].key == p.key {
+			src.prov[i].shown, src.prov[i].f = true, p.f
+			return
+		}
 	}
 	delete(src.hinted, p.key)
 	if src.s.opt.Update != nil {
@@ -322,6 +330,7 @@ func (src *Source) show(o matcher.Occurrence, settled bool) {
 	if s.opt.Update == nil || f.Severity < patterns.SeverityError || src.corr.has(k) || src.hinted[k] {
 		return
 	}
+	src.prov[len(src.prov)-1].shown = true
 	src.hinted[k] = true
 	kind := Found
 	if f.Provisional {

@@ -317,3 +317,32 @@ func TestStartedSourceEqualsScan(t *testing.T) {
 		t.Errorf("got:\n%swant:\n%s", got, want)
 	}
 }
+
+// Two ranks' tracebacks cut at the same frame are shown once; only the
+// view that was shown is withdrawn, when the rest of its own lines come.
+func TestLiveWithdrawsOnlyWhatWasShown(t *testing.T) {
+	var rec recorder
+	s := New(testMatcher(t), Options{Update: rec.update})
+	src := s.Add("x.log", SourceOptions{})
+	lines := []string{
+		"[rank0]: Traceback (most recent call last):\n",
+		"[rank1]: Traceback (most recent call last):\n",
+		"[rank0]:   File \"a.py\", line 1, in f\n",
+		"[rank1]:   File \"a.py\", line 1, in f\n",
+		"[rank1]: torch.OutOfMemoryError: CUDA out of memory.\n",
+		"[rank1]: [2026-11-29 10:00:00 TP1] shutting down\n",
+		"[rank0]: torch.OutOfMemoryError: CUDA out of memory.\n",
+		"[rank0]: [2026-11-29 10:00:00 TP0] shutting down\n",
+	}
+	feed(src, lines, []time.Duration{0, 0, 0, DefaultCut, 0, 0, 0, 0})
+	want := "provisional unknown/traceback x.log:1 symptom_of=\"\"\n" +
+		"found t/oom x.log:2 symptom_of=\"\"\n" +
+		"withdrawn unknown/traceback x.log:1 symptom_of=\"\"\n"
+	if rec.String() != want {
+		t.Fatalf("updates:\n%swant:\n%s", rec.String(), want)
+	}
+	src.Close()
+	if len(rec.got) != 3 {
+		t.Errorf("closing the input said more:\n%s", rec.String())
+	}
+}
