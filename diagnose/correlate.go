@@ -189,13 +189,13 @@ func (f *Finding) merge(o *matcher.Occurrence) {
 	f.Count++
 	f.addRank(o.Rank)
 	f.seen(o.Time, o.Time)
-	if matcher.IsPair(o.Config) {
+	if isPair(o.Config) {
 		f.Config = o.Config // both sides' flags say more than one side's
 	}
 	if o.Line < f.Line {
 		f.Exception, f.Message, f.Captures = o.Exception, o.Message, o.Captures
 		f.Line, f.EndLine, f.Partial = o.Line, o.EndLine, o.Partial
-		if !matcher.IsPair(f.Config) {
+		if !isPair(f.Config) {
 			f.Config = o.Config
 		}
 	}
@@ -219,7 +219,7 @@ func (f *Finding) absorb(g *Finding) {
 		f.addRank(r)
 	}
 	f.seen(g.FirstSeen, g.LastSeen)
-	if matcher.IsPair(g.Config) {
+	if isPair(g.Config) {
 		f.Config = g.Config
 	}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
+	"github.com/tailfix/tailfix/pyrepr"
 )
 
 // UpdateKind says what a live Update is.
@@ -208,6 +209,7 @@ func (src *Source) Close() {
 // emit receives the engine's occurrences. It runs on the goroutine that
 // feeds the engine.
 func (src *Source) emit(o matcher.Occurrence) {
+	o.Config = withSides(o.Config)
 	s := src.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -290,6 +292,7 @@ func (src *Source) tick(quiet time.Duration) time.Duration {
 	}
 	var next time.Duration
 	src.eng.Peek(func(o matcher.Occurrence, settled bool) {
+		o.Config = withSides(o.Config)
 		wait := s.opt.Cut
 		if settled {
 			wait = s.opt.Settle
@@ -367,16 +370,16 @@ func (s *Session) pair(src *Source) {
 }
 
 func (s *Session) pairGroup(g []*Source) {
-	var servers []matcher.ServerConfig
+	var servers []serverConfig
 	for _, in := range g {
 		if in.cfg != nil {
-			servers = append(servers, matcher.ServerConfig{Source: in.name, Line: in.cfgLine, Config: in.cfg})
+			servers = append(servers, serverConfig{Source: in.name, Line: in.cfgLine, Config: in.cfg})
 		}
 	}
 	if len(servers) < 2 {
 		return
 	}
-	for _, o := range s.m.PDMismatches(servers) {
+	for _, o := range pdMismatches(s.m.Pack(), servers) {
 		k := o.ID + "\x00" + o.Message
 		if s.paired[k] {
 			continue
@@ -539,7 +542,7 @@ func together(a, b *Source) bool {
 	da, db := text(a.cfg, "dist_init_addr"), text(b.cfg, "dist_init_addr")
 	if da != "" && da == db && ma == mb {
 		if n, ok := a.cfg.Lookup("nnodes"); ok {
-			if v, ok := matcher.IntValue(n); ok && v > 1 {
+			if v, ok := pyrepr.IntValue(n); ok && v > 1 {
 				return true
 			}
 		}

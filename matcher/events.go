@@ -622,7 +622,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank}
 	switch {
 	case e.config != nil:
-		o.Config = sideConfig{e.config}
+		o.Config = e.config
 	case e.known != nil:
 		o.Config = e.known
 	}

@@ -1,27 +1,32 @@
-package matcher
+package diagnose
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/tailfix/tailfix/launch"
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/pyrepr"
 )
 
-// ServerConfig is one input's configuration, as its log gave it.
-type ServerConfig struct {
+// Config is a server's configuration: a field's value by its name.
+type Config = matcher.Config
+
+// serverConfig is one input's configuration, as its log gave it.
+type serverConfig struct {
 	Source string
 	Line   int64 // the line that gave it
 	Config Config
 }
 
-// PDMismatches pairs the prefill and decode servers among the inputs, by
+// pdMismatches pairs the prefill and decode servers among the inputs, by
 // their disaggregation_mode, and reports each setting they must agree on
 // but do not: before the runtime error it leads to, or beside it. Each
 // occurrence names the record of that error, and its Config answers
 // "prefill.x" and "decode.x" so that the remedy shows both sides' flags.
-func (m *Matcher) PDMismatches(servers []ServerConfig) []Occurrence {
-	var prefills, decodes []ServerConfig
+func pdMismatches(pack *patterns.Pack, servers []serverConfig) []matcher.Occurrence {
+	var prefills, decodes []serverConfig
 	for _, s := range servers {
 		switch mode, _ := stringField(s.Config, "disaggregation_mode"); mode {
 		case "prefill":
@@ -30,7 +35,7 @@ func (m *Matcher) PDMismatches(servers []ServerConfig) []Occurrence {
 			decodes = append(decodes, s)
 		}
 	}
-	var out []Occurrence
+	var out []matcher.Occurrence
 	for _, p := range prefills {
 		for _, d := range decodes {
 			pair := pairConfig{p.Config, d.Config}
@@ -45,11 +50,11 @@ func (m *Matcher) PDMismatches(servers []ServerConfig) []Occurrence {
 				if !bad {
 					continue
 				}
-				rec := m.pack.Lookup(st.Record)
+				rec := pack.Lookup(st.Record)
 				if rec == nil {
 					continue
 				}
-				out = append(out, Occurrence{
+				out = append(out, matcher.Occurrence{
 					Record: rec, ID: rec.ID,
 					Message: fmt.Sprintf("prefill (%s) runs %s %v, decode (%s) %s %v",
 						p.Source, st.Flag, pv, d.Source, st.Flag, dv),
@@ -91,9 +96,23 @@ func stringField(c Config, name string) (string, bool) {
 	return s, ok && isString
 }
 
-// IntValue is a configuration value as an integer: an int, or a float
-// with no fraction ("300.0"). It is pyrepr.IntValue.
-func IntValue(v any) (int64, bool) { return pyrepr.IntValue(v) }
+// isPair reports whether c is the configuration of a prefill/decode pair:
+// it says more about a disagreement between the two servers than one
+// side's configuration.
+func isPair(c Config) bool {
+	_, ok := c.(pairConfig)
+	return ok
+}
+
+// withSides is the configuration an occurrence is shown with: a server's
+// logged configuration also answers "prefill.x" or "decode.x" for its own
+// side.
+func withSides(c Config) Config {
+	if sa, ok := c.(*pyrepr.ServerArgs); ok && sa != nil {
+		return sideConfig{sa}
+	}
+	return c
+}
 
 // sideConfig is one server's configuration that also answers "prefill.x"
 // or "decode.x" when the server is that side of a pair, so that a record's

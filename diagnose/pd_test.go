@@ -1,4 +1,4 @@
-package matcher
+package diagnose
 
 import (
 	"testing"
@@ -17,23 +17,19 @@ func TestPDMismatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Compile(pack)
-	if err != nil {
-		t.Fatal(err)
-	}
 	prefill := mapConfig{"disaggregation_mode": "prefill", "model_path": "MiniMaxAI/MiniMax-M3", "page_size": int64(64),
 		"kv_cache_dtype": "fp8_e4m3", "tp_size": int64(8), "disaggregation_transfer_backend": "mooncake"}
 	decode := mapConfig{"disaggregation_mode": "decode", "model_path": "MiniMaxAI/MiniMax-M3", "page_size": nil,
 		"kv_cache_dtype": "fp8_e4m3", "tp_size": int64(8), "dp_size": int64(2), "enable_dp_attention": true,
 		"disaggregation_transfer_backend": "mooncake"}
 	other := mapConfig{"disaggregation_mode": "null", "page_size": int64(16)}
-	got := m.PDMismatches([]ServerConfig{{"p.log", 3, prefill}, {"d.log", 4, decode}, {"x.log", 1, other}})
+	got := pdMismatches(pack, []serverConfig{{"p.log", 3, prefill}, {"d.log", 4, decode}, {"x.log", 1, other}})
 	want := map[string]string{
 		"sglang/pd-page-size-mismatch":       "prefill (p.log) runs --page-size 64, decode (d.log) --page-size 1",
 		"sglang/pd-minimax-sparse-hetero-tp": "prefill (p.log) runs --tp-size 8, decode (d.log) --tp-size 4",
 	}
 	if len(got) != len(want) {
-		t.Fatalf("got %d mismatches: %s", len(got), brief(got))
+		t.Fatalf("got %d mismatches: %+v", len(got), got)
 	}
 	for _, o := range got {
 		if want[o.ID] != o.Message || o.Source != "p.log" || o.Line != 3 {
@@ -45,7 +41,7 @@ func TestPDMismatches(t *testing.T) {
 	}
 	// Servers that agree, or a model outside the family, give nothing.
 	decode["page_size"], decode["enable_dp_attention"] = int64(64), false
-	if got := m.PDMismatches([]ServerConfig{{"p.log", 3, prefill}, {"d.log", 4, decode}}); len(got) != 0 {
-		t.Errorf("agreeing servers: %s", brief(got))
+	if got := pdMismatches(pack, []serverConfig{{"p.log", 3, prefill}, {"d.log", 4, decode}}); len(got) != 0 {
+		t.Errorf("agreeing servers: %+v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package matcher
+package diagnose
 
 import (
 	"fmt"
@@ -15,10 +15,6 @@ import (
 // find the same settings in disagreement, with the same values.
 func TestPDAgreementsAgree(t *testing.T) {
 	pack, err := patterns.Curated()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Compile(pack)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +127,8 @@ func TestPDAgreementsAgree(t *testing.T) {
 				}
 			}
 			fromLogs := map[string][2]string{}
-			servers := []ServerConfig{{"p.log", 1, logged("prefill", tt.prefill)}, {"d.log", 1, logged("decode", tt.decode)}}
-			for _, o := range m.PDMismatches(servers) {
+			servers := []serverConfig{{"p.log", 1, logged("prefill", tt.prefill)}, {"d.log", 1, logged("decode", tt.decode)}}
+			for _, o := range pdMismatches(pack, servers) {
 				fromLogs[o.ID] = [2]string{o.Captures["prefill"], o.Captures["decode"]}
 			}
 
