@@ -105,6 +105,7 @@ type event struct {
 	time      string
 	rank      string
 	first     string // message of the first line
+	config    Config // the server's configuration when the event began
 	level     Level  // level the first line states, or the level an error-like message implies
 	traceback bool
 	native    string // class of a C++ exception that ended the process, or "native"

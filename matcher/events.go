@@ -259,6 +259,14 @@ func (e *Engine) newEvent(ln *Line) *event {
 	if ev.rank == "" {
 		ev.rank = string(ln.Rank)
 	}
+	// The configuration the server ran under when the event began: a
+	// restart's server_args line may end the event.
+	switch {
+	case e.config != nil:
+		ev.config = e.config
+	case e.known != nil:
+		ev.config = e.known
+	}
 	e.evs = append(e.evs, ev)
 	return ev
 }
@@ -619,13 +627,7 @@ func (e *Engine) closeEvent(i int) {
 
 // occurrence decides what group g of an event was.
 func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
-	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank}
-	switch {
-	case e.config != nil:
-		o.Config = e.config
-	case e.known != nil:
-		o.Config = e.known
-	}
+	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank, Config: ev.config}
 	var excs []exc
 	for _, x := range ev.excs {
 		if x.group == g {

@@ -144,7 +144,6 @@ func TestLatestServerArgs(t *testing.T) {
 	m := testMatcher(t)
 	const log = "[2026-11-29 10:15:02] server_args=ServerArgs(tp_size=2, model_path='Qwen/Qwen3-8B')\n" +
 		"[2026-11-29 10:15:20 TP0] RuntimeError: CUDA error: out of memory\n" +
-		"[2026-11-29 10:15:21] Received SIGTERM, shutting down\n" +
 		"[2026-11-29 10:20:02] server_args=ServerArgs(tp_size=4, model_path='Qwen/Qwen3-8B')\n" +
 		"[2026-11-29 10:20:20 TP0] RuntimeError: CUDA error: out of memory\n"
 	var got []Occurrence
@@ -160,8 +159,8 @@ func TestLatestServerArgs(t *testing.T) {
 		return v
 	}
 	sa, line := e.ServerConfig()
-	if v := tpSize(sa); v != int64(4) || line != 4 {
-		t.Errorf("ServerConfig() = tp_size %v at line %d, want tp_size 4 at line 4", v, line)
+	if v := tpSize(sa); v != int64(4) || line != 3 {
+		t.Errorf("ServerConfig() = tp_size %v at line %d, want tp_size 4 at line 3", v, line)
 	}
 	wantTP := []any{int64(2), int64(4)}
 	if len(got) != len(wantTP) {
