@@ -181,12 +181,11 @@ func (e *Engine) Lines() int64 { return e.before + e.line }
 // once; a partial last line waits for the rest or for Flush. Write never
 // fails.
 func (e *Engine) Write(p []byte) (int, error) {
-	head, body := e.framer.frame(p)
-	if len(head) > 0 {
-		e.feed(head)
-	}
-	if len(body) > 0 {
-		e.feed(body)
+	head, body, tail := e.framer.frame(p)
+	for _, b := range [...][]byte{head, body, tail} {
+		if len(b) > 0 {
+			e.feed(b)
+		}
 	}
 	return len(p), nil
 }

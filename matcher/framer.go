@@ -16,20 +16,20 @@ type framer struct {
 
 // frame takes the next bytes of the stream and hands on the whole lines
 // they complete, in order: first the carried line they end (head), then
-// the whole lines of p itself (body, a sub-slice of p). Either may be
-// empty. The slices are valid until the next call.
-func (f *framer) frame(p []byte) (head, body []byte) {
+// the whole lines of p itself (body, a sub-slice of p), then the start of
+// an overlong last line cut to MaxLine (tail). Any may be empty. The slices
+// are valid until the next call.
+func (f *framer) frame(p []byte) (head, body, tail []byte) {
 	if f.skipping {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
 		p, f.skipping = p[i+1:], false
 	}
 	i := bytes.LastIndexByte(p, '\n')
 	if i < 0 {
-		head = f.keep(p)
-		return head, nil
+		return f.keep(p), nil, nil
 	}
 	if len(f.carry) > 0 {
 		j := bytes.IndexByte(p, '\n')
@@ -43,9 +43,7 @@ func (f *framer) frame(p []byte) (head, body []byte) {
 		i -= j + 1
 	}
 	f.carry = f.carry[:0]
-	body = p[:i+1]
-	f.keep(p[i+1:])
-	return head, body
+	return head, p[:i+1], f.keep(p[i+1:])
 }
 
 // keep carries the bytes of a partial line. When the carried line grows

@@ -112,8 +112,9 @@ func (l *Live) consume() {
 // partial last line waits for its end, for Break or for Close. Write blocks
 // only while matching is behind by more than a few blocks.
 func (l *Live) Write(p []byte) (int, error) {
-	head, body := l.framer.frame(p)
+	head, body, tail := l.framer.frame(p)
 	l.send(head, body)
+	l.send(tail, nil)
 	return len(p), nil
 }
 
