@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -101,5 +107,88 @@ func TestFollowJSONOnStdout(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &f); err != nil {
 			t.Errorf("not a JSON line: %q", line)
 		}
+	}
+}
+
+// The pipe fed line by line at a real, uneven pace ends with the summary a
+// scan of the same bytes gives: ids, counts, ranks, lines, causes, order.
+func TestPipeAtRealPaceEndsAsScan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("paced in real time")
+	}
+	for _, name := range []string{"py-chained-scheduler", "py-multiprocess-ranks"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "logs", name+".log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var scan bytes.Buffer
+			run([]string{"--format", "json", "scan", "-"}, bytes.NewReader(data), &scan, &bytes.Buffer{}, func(string) string { return "" })
+			var want []string
+			for _, line := range strings.Split(strings.TrimSpace(scan.String()), "\n") {
+				var f struct {
+					ID        string   `json:"id"`
+					Count     int      `json:"count"`
+					Ranks     []string `json:"ranks"`
+					Line      int64    `json:"line"`
+					SymptomOf *string  `json:"symptom_of"`
+				}
+				if err := json.Unmarshal([]byte(line), &f); err != nil {
+					t.Fatal(err)
+				}
+				b := fmt.Sprintf("%s ×%d %v line %d", f.ID, f.Count, f.Ranks, f.Line)
+				if f.SymptomOf != nil {
+					b += " symptom of " + *f.SymptomOf
+				}
+				want = append(want, b)
+			}
+
+			pr, pw := io.Pipe()
+			var stdout, stderr syncBuffer
+			code := make(chan int, 1)
+			go func() {
+				code <- run([]string{"--color", "never"}, pr, &stdout, &stderr, func(string) string { return "" })
+			}()
+			r := rand.New(rand.NewPCG(1, 2))
+			for i, line := range strings.SplitAfter(string(data), "\n") {
+				io.WriteString(pw, line)
+				d := time.Duration(r.IntN(30)) * time.Millisecond
+				if i%9 == 4 {
+					d = 300 * time.Millisecond // a pause, mid-traceback or not
+				}
+				time.Sleep(d)
+			}
+			pw.Close()
+			waitExit(t, code, exitFound, "the pipe did not end")
+			var got []string
+			brief := regexp.MustCompile(`  (\S+/\S+)(?: ×(\d+)(?: on (.+?))?)? · line (\d+)(?: · symptom of (\S+))?$`)
+			for _, l := range strings.Split(stderr.String(), "\n") {
+				m := brief.FindStringSubmatch(l)
+				if m == nil {
+					continue
+				}
+				count := cmp.Or(m[2], "1")
+				ranks := "[]"
+				if m[3] != "" {
+					ranks = m[3]
+				}
+				b := fmt.Sprintf("%s ×%s %s line %s", m[1], count, ranks, m[4])
+				if m[5] != "" {
+					b += " symptom of " + m[5]
+				}
+				got = append(got, b)
+			}
+			// The brief line shows ranks as a range; compare the rest.
+			norm := func(s []string) string {
+				out := make([]string, len(s))
+				for i, x := range s {
+					out[i] = regexp.MustCompile(`\[.*?\]|TP\S+`).ReplaceAllString(x, "R")
+				}
+				return strings.Join(out, "\n")
+			}
+			if len(want) == 0 || len(got) != len(want) || norm(got) != norm(want) {
+				t.Errorf("the pipe ended with\n%s\nscan says\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), stderr.String())
+			}
+		})
 	}
 }
