@@ -10,7 +10,11 @@
 // and, through its rules, the errors sglang would raise later for the
 // combination of flags and model: while resolving its arguments, while
 // starting, or on the first request. CheckPair does the same for a
-// prefill and a decode command and compares the two.
+// prefill and a decode command and compares the two. ParseText and
+// ParseWords take a command as the user gives it (one shell-quoted
+// string, or words); ParseWrapped reads the command line of a process
+// that may be a server or a wrapper script passing sglang's flags on;
+// HubCache says where a repo id's config.json may already be.
 //
 // PDAgreements is the one list of the settings prefill and decode servers
 // must agree on, with how to read each from anything that answers Lookup:
@@ -18,9 +22,11 @@
 // matcher, which compares the servers of a log pair with it.
 //
 // Every Issue names the pattern record of the error it predicts, so that
-// cmd/tailfix (check, and run) can show that record's remedy. The package
-// imports only patterns; it prints nothing and reads no environment (the
-// Hugging Face cache directory is passed in).
+// cmd/tailfix (check, through diagnose.FromIssues) can show that record's
+// remedy; run reads the server's configuration from its command line here
+// until the server logs its own. The package imports only patterns and
+// pyrepr; it prints nothing and reads no environment (HubCache is given
+// a lookup function, Check the cache directory).
 package launch
 
 import (

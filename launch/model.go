@@ -130,6 +130,23 @@ func DetectModel(modelPath, hfCache string) *Model {
 	return m
 }
 
+// HubCache is the Hugging Face hub cache directory, as the hub library
+// settles it: $HF_HUB_CACHE, else $HF_HOME/hub, else
+// ~/.cache/huggingface/hub under home; "" when none of them is known.
+// getenv looks a variable up (the package reads no environment itself).
+func HubCache(getenv func(string) string, home string) string {
+	if dir := getenv("HF_HUB_CACHE"); dir != "" {
+		return dir
+	}
+	if dir := getenv("HF_HOME"); dir != "" {
+		return filepath.Join(dir, "hub")
+	}
+	if home != "" {
+		return filepath.Join(home, ".cache", "huggingface", "hub")
+	}
+	return ""
+}
+
 var repoIDRE = regexp.MustCompile(`^[\w.-]+/[\w.-]+$`)
 
 func configCandidates(modelPath, hfCache string) []string {

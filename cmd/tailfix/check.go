@@ -2,13 +2,9 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/tailfix/tailfix/diagnose"
@@ -44,22 +40,23 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	opt := launch.Options{HFCache: hfCache()}
+	home, _ := os.UserHomeDir()
+	opt := launch.Options{HFCache: launch.HubCache(e.getenv, home)}
 	var issues []launch.Issue
 	if pair {
-		prefill, err := parseCommand(c.Prefill, nil, "prefill command", table)
+		prefill, err := launch.ParseText(c.Prefill, "prefill command", table)
 		if err != nil {
-			return err
+			return checkParseError(err)
 		}
-		decode, err := parseCommand(c.Decode, nil, "decode command", table)
+		decode, err := launch.ParseText(c.Decode, "decode command", table)
 		if err != nil {
-			return err
+			return checkParseError(err)
 		}
 		issues = launch.CheckPair(prefill, decode, opt)
 	} else {
-		cmd, err := parseCommand("", args, "command line", table)
+		cmd, err := launch.ParseWords(args, "command line", table)
 		if err != nil {
-			return err
+			return checkParseError(err)
 		}
 		issues = launch.Check(cmd, opt)
 	}
@@ -67,9 +64,9 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	findings, err := checkFindings(pack, issues)
+	findings, err := diagnose.FromIssues(pack, issues)
 	if err != nil {
-		return err
+		return fmt.Errorf("check: %w", err)
 	}
 	what := "the launch command"
 	if pair {
@@ -81,41 +78,13 @@ func (c *checkCmd) Run(e *env) error {
 	return e.verdict(findings)
 }
 
-// parseCommand parses a command given as one string (text) or as words.
-// A single word with spaces in it is split like a string.
-func parseCommand(text string, words []string, source string, table *patterns.FlagTable) (*launch.Command, error) {
-	if text == "" && len(words) == 1 && strings.ContainsAny(words[0], " \t\n") {
-		text = words[0]
+// checkParseError gives an error of launch.ParseText or ParseWords its
+// hint.
+func checkParseError(err error) error {
+	if errors.Is(err, launch.ErrQuote) {
+		return hintError{fmt.Errorf("check: %w", err), "close the quote, or quote the command as a whole in single quotes"}
 	}
-	if words == nil || text != "" {
-		var err error
-		if words, err = launch.Split(text); err != nil {
-			return nil, hintError{fmt.Errorf("check: cannot split the %s: %w", source, err), "close the quote, or quote the command as a whole in single quotes"}
-		}
-		if len(words) == 0 && source != "command line" {
-			return nil, nil // an empty --prefill or --decode: check the other alone
-		}
-	}
-	cmd, err := launch.Parse(words, source, table)
-	if err != nil {
-		return nil, hintError{fmt.Errorf("check: %s: %w", source, err), checkUsage}
-	}
-	return cmd, nil
-}
-
-// hfCache is the Hugging Face hub cache directory, where a model given by
-// repo id may already have its config.json.
-func hfCache() string {
-	if dir := os.Getenv("HF_HUB_CACHE"); dir != "" {
-		return dir
-	}
-	if dir := os.Getenv("HF_HOME"); dir != "" {
-		return filepath.Join(dir, "hub")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".cache", "huggingface", "hub")
-	}
-	return ""
+	return hintError{fmt.Errorf("check: %w", err), checkUsage}
 }
 
 // loadRecords loads the hand-written records and any --patterns dirs,
@@ -129,35 +98,6 @@ func (e *env) loadRecords() (*patterns.Pack, error) {
 		return e.pack(patterns.Builtin)
 	}
 	return pack, err
-}
-
-// checkFindings turns issues into findings whose record is the pattern of
-// the error each one predicts, most severe first. The record is a copy
-// whose before/after are the user's own flags, so that every output format
-// shows them; they are also in the captures "before" and "after".
-func checkFindings(pack *patterns.Pack, issues []launch.Issue) ([]*diagnose.Finding, error) {
-	findings := make([]*diagnose.Finding, 0, len(issues))
-	for _, is := range issues {
-		rec := pack.Lookup(is.ID)
-		if rec == nil {
-			return nil, fmt.Errorf("check: no pattern record %q", is.ID)
-		}
-		r := *rec
-		if is.Before != "" || is.After != "" {
-			r.Fix.Before, r.Fix.After = is.Before, is.After
-		}
-		caps := maps.Clone(is.Captures)
-		if caps == nil {
-			caps = map[string]string{}
-		}
-		caps["before"], caps["after"] = is.Before, is.After
-		findings = append(findings, &diagnose.Finding{
-			ID: r.ID, Title: r.Title, Severity: cmp.Or(is.Severity, r.Severity), Record: &r,
-			Message: is.Message, Captures: caps, Source: is.Side, Line: 0, EndLine: 0, Count: 1, RootCause: true,
-		})
-	}
-	slices.SortStableFunc(findings, func(a, b *diagnose.Finding) int { return cmp.Compare(b.Severity, a.Severity) })
-	return findings, nil
 }
 
 // printCheck writes the findings one by one, then a summary line; JSON

@@ -6,9 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/tailfix/tailfix/launch"
-	"github.com/tailfix/tailfix/patterns"
 )
 
 // longCommand is a launch command of a PD prefill server with many flags,
@@ -62,54 +59,5 @@ func TestCheckLong(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}
-	}
-}
-
-// TestCheckFindings checks that findings carry the user's before/after in
-// their record and captures, name the record they prevent, and come most
-// severe first.
-func TestCheckFindings(t *testing.T) {
-	pack, err := patterns.Curated()
-	if err != nil {
-		t.Fatal(err)
-	}
-	issues := []launch.Issue{
-		{ID: "sglang/deprecated-flag", Side: "command line", Message: "m1", Before: "--a 1", After: "--b 1"},
-		{ID: "sglang/pd-minimax-sparse-pp", Side: "prefill command", Message: "m2", Before: "--pp-size 2", After: "--pp-size 1",
-			Captures: map[string]string{"pp_size": "2"}},
-		{ID: "sglang/spec-with-mixed-chunk", Severity: patterns.SeverityWarning, Message: "m3"},
-		{ID: "sglang/invalid-choice", Message: "m4", Before: "--x y"},
-	}
-	findings, err := checkFindings(pack, issues)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var order []string
-	for _, f := range findings {
-		order = append(order, f.ID)
-	}
-	want := "sglang/invalid-choice sglang/pd-minimax-sparse-pp sglang/deprecated-flag sglang/spec-with-mixed-chunk"
-	if got := strings.Join(order, " "); got != want {
-		t.Errorf("order = %s, want %s", got, want)
-	}
-	f := findings[1]
-	orig := pack.Lookup("sglang/pd-minimax-sparse-pp")
-	if f.Record == orig || f.Record.Fix.Before != "--pp-size 2" || f.Record.Fix.After != "--pp-size 1" || f.Record.Cause != orig.Cause {
-		t.Errorf("record fix = %+v", f.Record.Fix)
-	}
-	if orig.Fix.Before == "--pp-size 2" {
-		t.Error("the pack's record was changed")
-	}
-	if f.Captures["before"] != "--pp-size 2" || f.Captures["after"] != "--pp-size 1" || f.Captures["pp_size"] != "2" {
-		t.Errorf("captures = %v", f.Captures)
-	}
-	if f.Source != "prefill command" || f.Line != 0 || f.Severity != patterns.SeverityError || !f.RootCause {
-		t.Errorf("finding = %+v", f)
-	}
-	if findings[3].Severity != patterns.SeverityWarning || findings[3].Record.Fix.Before != pack.Lookup("sglang/spec-with-mixed-chunk").Fix.Before {
-		t.Errorf("severity override or record fix: %+v", findings[3])
-	}
-	if _, err := checkFindings(pack, []launch.Issue{{ID: "no/such-record"}}); err == nil {
-		t.Error("an unknown id is not an error")
 	}
 }

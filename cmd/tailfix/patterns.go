@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
 )
@@ -57,7 +55,7 @@ func (patternsTestCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	failures, lines := testPack(m)
+	failures, lines := m.TestRecords()
 	for _, f := range failures {
 		fmt.Fprintf(e.stderr, "tailfix: fail: %s\n", f)
 	}
@@ -68,31 +66,6 @@ func (patternsTestCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "ok: %d records, %d test lines\n", recs, lines)
 	return nil
-}
-
-// testPack returns one message per failed test line, and the number of
-// lines tested.
-func testPack(m *matcher.Matcher) (failures []string, lines int) {
-	for _, r := range m.Pack().Records {
-		check := func(line string, want bool) {
-			lines++
-			got := slices.Contains(m.MatchLine([]byte(line)), r)
-			if got != want {
-				verb := "does not match"
-				if got {
-					verb = "matches"
-				}
-				failures = append(failures, fmt.Sprintf("%s: %s: %s %q", r.Origin, r.ID, verb, line))
-			}
-		}
-		for _, l := range r.Tests.Match {
-			check(l, true)
-		}
-		for _, l := range r.Tests.NoMatch {
-			check(l, false)
-		}
-	}
-	return failures, lines
 }
 
 type patternsLearnCmd struct {

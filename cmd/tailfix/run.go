@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -85,13 +84,8 @@ func (c *runCmd) Run(e *env) error {
 	// own: a launch-time rejection prints no server_args line.
 	var known matcher.Config
 	if table, err := patterns.Flags(); err == nil {
-		if c, err := launch.Parse(args, "command line", table); err == nil {
+		if c, err := launch.ParseWrapped(args, "command line", table); err == nil {
 			known = c
-		} else if len(args) > 1 && strings.HasPrefix(args[1], "--") {
-			// A wrapper script that passes sglang's flags on.
-			if c, err := launch.Parse(args[1:], "command line", table); err == nil {
-				known = c
-			}
 		}
 	}
 

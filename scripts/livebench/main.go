@@ -8,7 +8,8 @@
 //	go run ./scripts/livebench -tailfix /tmp/tailfix -mode memory -log big.log
 //
 // Latency: tailfix runs with --format json, so each new finding is one JSON
-// line on its stderr. The bench writes probe lines, each an error no other
+// line: on its stdout for follow, on its stderr for run (whose stdout is
+// the child's). The bench writes probe lines, each an error no other
 // line resembles, among ordinary log lines, and times each from the write
 // to its finding; it prints p50, p99 and max. For follow the probes are
 // appended to a followed file; for run the bench runs itself as tailfix's
@@ -102,8 +103,9 @@ func writeProbes(w io.Writer, n int) error {
 	return nil
 }
 
-// collect reads tailfix's stderr and returns the latency of each probe
-// finding, measured against the send time in its message.
+// collect reads the stream tailfix writes its findings to and returns the
+// latency of each probe finding, measured against the send time in its
+// message.
 func collect(r io.Reader, want int, done chan<- []time.Duration) {
 	var lat []time.Duration
 	sc := bufio.NewScanner(r)
@@ -112,7 +114,7 @@ func collect(r io.Reader, want int, done chan<- []time.Duration) {
 		now := time.Now()
 		line := sc.Bytes()
 		if len(line) == 0 || line[0] != '{' {
-			continue // the child's own stderr, passed through
+			continue // the child's own stderr, passed through, or a note
 		}
 		var f struct{ Message string }
 		if json.Unmarshal(line, &f) != nil {
@@ -159,7 +161,8 @@ func latencyFollow(bin string, n int) error {
 	}
 	defer f.Close()
 	cmd := exec.Command(bin, "follow", "--format", "json", "--fail-on", "never", path)
-	stderr, err := cmd.StderrPipe()
+	cmd.Stderr = os.Stderr          // warnings and notes
+	stdout, err := cmd.StdoutPipe() // follow writes its findings to stdout
 	if err != nil {
 		return err
 	}
@@ -167,7 +170,7 @@ func latencyFollow(bin string, n int) error {
 		return err
 	}
 	done := make(chan []time.Duration, 1)
-	go collect(stderr, n, done)
+	go collect(stdout, n, done)
 	time.Sleep(300 * time.Millisecond) // let it start watching
 	if err := writeProbes(f, n); err != nil {
 		return err

@@ -1,0 +1,76 @@
+package matcher
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/tailfix/tailfix/patterns"
+)
+
+// TestRecords runs each record's own tests (lines it must match and near
+// misses it must not) against the whole compiled pack, so that a test
+// also proves the automaton proposes the line. It returns one problem per
+// failed line, and the number of lines tested.
+func (m *Matcher) TestRecords() (failures []patterns.Problem, lines int) {
+	for _, r := range m.pack.Records {
+		check := func(line string, want bool) {
+			lines++
+			got := slices.Contains(m.MatchLine([]byte(line)), r)
+			if got != want {
+				verb := "does not match"
+				if got {
+					verb = "matches"
+				}
+				failures = append(failures, patterns.Problem{Record: r, What: fmt.Sprintf("%s %q", verb, line)})
+			}
+		}
+		for _, l := range r.Tests.Match {
+			check(l, true)
+		}
+		for _, l := range r.Tests.NoMatch {
+			check(l, false)
+		}
+	}
+	return failures, lines
+}
+
+// LintHealthy runs every line of a healthy server's log, read from r and
+// called name in the problems, through MatchLine. A record at error level
+// or above that matches a line is a problem; the ids of records below it
+// that match are added to quiet, when it is not nil. It returns the
+// problems in line order and the number of lines read; a read error says
+// after which line.
+func (m *Matcher) LintHealthy(r io.Reader, name string, quiet map[string]bool) ([]patterns.Problem, int, error) {
+	var problems []patterns.Problem
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, MaxLine+1)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
+		for _, rec := range m.MatchLine(line) {
+			if rec.Severity >= patterns.SeverityError {
+				problems = append(problems, patterns.Problem{Record: rec,
+					What: fmt.Sprintf("matches line %d of the healthy log %s: %q", n, name, clipRunes(string(line), 120))})
+			} else if quiet != nil {
+				quiet[rec.ID] = true
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return problems, n, fmt.Errorf("after line %d: %w", n, err)
+	}
+	return problems, n, nil
+}
+
+// clipRunes shortens s to at most n runes.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
