@@ -23,6 +23,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tailfix/tailfix/diagnose"
@@ -275,4 +277,58 @@ func Percent(n, d int) (pct float64, ok bool) {
 		return 0, false
 	}
 	return 100 * float64(n) / float64(d), true
+}
+
+// grepRule is the naive baseline a diagnosis is measured against: what a
+// user finds with grep -iE 'error|exception|fail|traceback', reading the
+// first line it prints first.
+var grepRule = regexp.MustCompile(`(?i)error|exception|fail|traceback`)
+
+// GrepRule is the baseline's command line, for reports.
+const GrepRule = `grep -iE 'error|exception|fail|traceback'`
+
+// Grep scores the baseline on one log as Score scores a diagnosis: each
+// line the grep prints stands for a finding, in log order. A line holds
+// the error when it is a line with the expected message; a case with no
+// expected message is held by a line with its exception class. A clean log
+// with any such line is a false alarm.
+func Grep(c Case, data []byte) Result {
+	r := Result{File: c.File, Kind: c.Kind}
+	msg := strings.TrimSpace(c.ExpectedMessage)
+	keys := keyLines(data, msg)
+	r.KeyLineFound = len(keys) > 0
+	first := true
+	for n := int64(1); len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if !grepRule.Match(line) {
+			continue
+		}
+		if first {
+			r.First = string(bytes.TrimSpace(line))
+		}
+		if c.Kind == KindClean {
+			r.FalseAlarm = true
+			return r
+		}
+		var hit bool
+		switch {
+		case len(keys) > 0:
+			hit = slices.Contains(keys, n)
+		case msg != "":
+			hit = bytes.Contains(line, []byte(msg))
+		default:
+			hit = c.ExpectedException != "" && bytes.Contains(line, []byte(c.ExpectedException))
+		}
+		if hit {
+			r.AnyHit = true
+			r.Top1 = r.Top1 || first
+		}
+		first = false
+	}
+	return r
 }

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -217,5 +218,39 @@ func TestReadManifestMissing(t *testing.T) {
 	}
 	if want := `cannot open manifest "` + name + `": no such file or directory`; err.Error() != want {
 		t.Errorf("error = %q, want %q", err, want)
+	}
+}
+
+// The grep baseline: the first line the grep prints is its top-1; a clean
+// log with any such line is a false alarm; without the expected message
+// in the log, the exception class stands for it.
+func TestGrep(t *testing.T) {
+	log := "[t] Load weight begin\n" +
+		"[t] WARNING: failed to import optional module\n" +
+		"Traceback (most recent call last):\n" +
+		"  File \"x.py\", line 1, in f\n" +
+		"ValueError: bad page size\n"
+	tests := []struct {
+		name string
+		c    Case
+		want string // top1 any-hit false-alarm
+	}{
+		{"a later line holds it", Case{Kind: KindError, ExpectedMessage: "bad page size"}, "false true false"},
+		{"the first line holds it", Case{Kind: KindError, ExpectedMessage: "failed to import"}, "true true false"},
+		{"an ungreppable key line", Case{Kind: KindError, ExpectedMessage: "Load weight begin"}, "false false false"},
+		{"the exception when the message is absent", Case{Kind: KindError, ExpectedException: "ValueError", ExpectedMessage: "not in the log"}, "false false false"},
+		{"the class alone", Case{Kind: KindError, ExpectedException: "ValueError"}, "false true false"},
+		{"clean", Case{Kind: KindClean}, "false false true"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Grep(tt.c, []byte(log))
+			if got := fmt.Sprint(r.Top1, r.AnyHit, r.FalseAlarm); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+	if r := Grep(Case{Kind: KindClean}, []byte("all good\nready\n")); r.FalseAlarm {
+		t.Error("a log with no such line is a false alarm")
 	}
 }

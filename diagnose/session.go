@@ -13,7 +13,9 @@
 // ends with the same reports as a scan of the same bytes; while an event
 // is still open and the input is quiet, the session shows it as it stands
 // (a provisional finding) and withdraws that view if the rest of the event
-// changes what it is.
+// changes what it is. FromIssues makes the findings of `tailfix check` from
+// the problems package launch finds in a launch command, so that they are
+// rendered like any other.
 package diagnose
 
 import (

@@ -18,6 +18,13 @@ type measureCmd struct {
 	Manifest       string  `arg:"" name:"MANIFEST" help:"Corpus manifest: JSON Lines with file, kind (error or clean), expected_exception and expected_message; files are relative to it."`
 	MinTop1        float64 `name:"min-top1" placeholder:"PCT" help:"Exit with status 1 when top-1 is below PCT percent of the error cases."`
 	MaxFalseAlarms int     `name:"max-false-alarms" placeholder:"N" default:"-1" help:"Exit with status 1 when more than N clean logs have a finding at error level (-1: no limit)."`
+	Baseline       bool    `help:"Also score the naive baseline, grep -iE 'error|exception|fail|traceback' read first line first, on the same logs, side by side."`
+}
+
+// row is one case's results: tailfix's, and the baseline's when asked.
+type row struct {
+	corpus.Result
+	Baseline *corpus.Result `json:"baseline,omitempty"`
 }
 
 func (c *measureCmd) Run(e *env) error {
@@ -30,17 +37,31 @@ func (c *measureCmd) Run(e *env) error {
 		return err
 	}
 	dir := filepath.Dir(c.Manifest)
-	var results []corpus.Result
+	var rows []row
 	var sum corpus.Summary
+	var base *corpus.Summary
+	if c.Baseline {
+		base = &corpus.Summary{}
+	}
 	for _, k := range cases {
-		r, err := measureCase(m, filepath.Join(dir, k.File), k)
+		data, err := os.ReadFile(filepath.Join(dir, k.File))
+		if err != nil {
+			return fmt.Errorf("corpus case %q: %w", k.File, unwrapPath(err))
+		}
+		r, err := measureCase(m, data, k)
 		if err != nil {
 			return err
 		}
-		results = append(results, r)
+		rw := row{Result: r}
 		sum.Add(r)
+		if base != nil {
+			g := corpus.Grep(k, data)
+			rw.Baseline = &g
+			base.Add(g)
+		}
+		rows = append(rows, rw)
 	}
-	if err := printMeasure(e, results, sum); err != nil {
+	if err := printMeasure(e, rows, sum, base); err != nil {
 		return err
 	}
 	if c.MinTop1 > 0 && sum.Top1Pct() < c.MinTop1 {
@@ -53,11 +74,7 @@ func (c *measureCmd) Run(e *env) error {
 }
 
 // measureCase diagnoses the log of one case and scores the findings.
-func measureCase(m *matcher.Matcher, path string, k corpus.Case) (corpus.Result, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return corpus.Result{}, fmt.Errorf("corpus case %q: %w", k.File, unwrapPath(err))
-	}
+func measureCase(m *matcher.Matcher, data []byte, k corpus.Case) (corpus.Result, error) {
 	sess := diagnose.New(m, diagnose.Options{})
 	if err := sess.Add(k.File, diagnose.SourceOptions{}).Scan(bytes.NewReader(data)); err != nil {
 		return corpus.Result{}, fmt.Errorf("corpus case %q: %w", k.File, err)
@@ -65,21 +82,30 @@ func measureCase(m *matcher.Matcher, path string, k corpus.Case) (corpus.Result,
 	return corpus.Score(k, data, sess.Findings()), nil
 }
 
-func printMeasure(e *env, results []corpus.Result, sum corpus.Summary) error {
+func printMeasure(e *env, rows []row, sum corpus.Summary, base *corpus.Summary) error {
 	if e.format == remedies.JSON {
 		enc := json.NewEncoder(e.stdout)
-		for _, r := range results {
+		for _, r := range rows {
 			if err := enc.Encode(r); err != nil {
 				return err
 			}
 		}
 		return enc.Encode(struct {
-			Summary corpus.Summary `json:"summary"`
-		}{sum})
+			Summary  corpus.Summary  `json:"summary"`
+			Baseline *corpus.Summary `json:"baseline,omitempty"`
+		}{sum, base})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "CASE\tRESULT\tFIRST FINDING AT ERROR LEVEL")
-	for _, r := range results {
+	if base != nil {
+		fmt.Fprintln(tw, "CASE\tRESULT\tGREP\tFIRST FINDING AT ERROR LEVEL")
+	} else {
+		fmt.Fprintln(tw, "CASE\tRESULT\tFIRST FINDING AT ERROR LEVEL")
+	}
+	for _, r := range rows {
+		if r.Baseline != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.File, r.Verdict(), r.Baseline.Verdict(), clip(r.First, 80))
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.File, r.Verdict(), clip(r.First, 90))
 	}
 	if err := tw.Flush(); err != nil {
@@ -97,6 +123,12 @@ func printMeasure(e *env, results []corpus.Result, sum corpus.Summary) error {
 		sum.Top1, sum.Errors, pct(sum.Top1, sum.Errors), sum.AnyHit, sum.Errors, pct(sum.AnyHit, sum.Errors),
 		sum.FalseAlarms, sum.Clean, sum.KeyLineAbsent,
 		sum.Known, sum.Errors, pct(sum.Known, sum.Errors), sum.HandWritten, sum.Errors, pct(sum.HandWritten, sum.Errors))
+	if err != nil || base == nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "baseline (%s, first line first): top-1 %d/%d (%s)  any-hit %d/%d (%s)  false alarms %d/%d\n",
+		corpus.GrepRule, base.Top1, base.Errors, pct(base.Top1, base.Errors), base.AnyHit, base.Errors, pct(base.AnyHit, base.Errors),
+		base.FalseAlarms, base.Clean)
 	return err
 }
 
