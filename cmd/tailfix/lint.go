@@ -8,12 +8,13 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 )
 
 type patternsLintCmd struct {
-	Healthy []string `name:"healthy" placeholder:"LOG" help:"A log of a healthy server: no record at error level or above may match any of its lines. Repeatable."`
+	Healthy []string `name:"healthy" placeholder:"LOG" help:"A log of a healthy server: no record at error level or above may match any of its lines, and no line may be an unknown error. Repeatable."`
 }
 
 // Run checks the pack as a whole: unique ids (checked when it loads), every
@@ -59,6 +60,14 @@ func (c *patternsLintCmd) Run(e *env) error {
 			return err
 		}
 		lines += n
+		unknown, err := lintHealthyUnknown(m, name)
+		if err != nil {
+			return err
+		}
+		for _, f := range unknown {
+			problems++
+			fmt.Fprintf(e.stderr, "tailfix: lint: %s: line %d of the healthy log %s is an unknown error: %q\n", f.ID, f.Line, name, clip(f.Message, 120))
+		}
 	}
 	fmt.Fprintf(e.stdout, "%d records (%d generated), %d healthy lines checked: %d problems; %d records below error level match healthy lines\n",
 		len(pack.Records), countGenerated(pack), lines, problems, len(warned))
@@ -90,6 +99,28 @@ func lintHealthy(m *matcher.Matcher, name string, hit func(*patterns.Record, int
 		return n, fmt.Errorf("read %q after line %d: %w", name, n, err)
 	}
 	return n, nil
+}
+
+// lintHealthyUnknown diagnoses a healthy log as scan does and returns its
+// findings at error level that no record knows: a line whose words say it
+// failed, that no record explains.
+func lintHealthyUnknown(m *matcher.Matcher, name string) ([]*diagnose.Finding, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open %q: %w", name, unwrapPath(err))
+	}
+	defer f.Close()
+	sess := diagnose.New(m, diagnose.Options{})
+	if err := sess.Add(name, diagnose.SourceOptions{}).Scan(f); err != nil {
+		return nil, fmt.Errorf("read %q: %w", name, err)
+	}
+	var out []*diagnose.Finding
+	for _, f := range sess.Findings() {
+		if f.Record == nil && f.Severity >= patterns.SeverityError {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 func countGenerated(p *patterns.Pack) int {
