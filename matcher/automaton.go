@@ -34,6 +34,7 @@ const (
 	markLevel                        // a line that may state an error level
 	markFrame                        // a traceback frame, `File "…", line N, in f`
 	markConfig                       // sglang's server_args=ServerArgs(…) line
+	markWord                         // a word that may say something went wrong: "failed", "NaN", a 5xx status
 )
 
 var markers = []struct {
@@ -101,6 +102,9 @@ type pattern struct {
 	re   *regexp.Regexp
 	once sync.Once
 	gen  bool // generated from sglang's source, not written by hand
+	// benign is set for a record of a line known to be harmless: it
+	// explains the line, and is no finding.
+	benign bool
 	// frame is Match.Frame: the pattern is confirmed on a frame line, and
 	// re (when set) then checks the traceback's exception message.
 	frame *regexp.Regexp
@@ -236,9 +240,13 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 	for _, mk := range markers {
 		main.add(mk.text, maxNeedle, int32(mk.kind))
 	}
+	for _, w := range wordNeedles {
+		main.add(w, maxNeedle, int32(markWord))
+	}
 	for i, rec := range pack.Records {
 		p := &m.pats[i]
 		p.rec, p.gen = rec, rec.Gen != nil
+		p.benign = rec.Benign()
 		if rec.Match.Frame != "" {
 			fr, err := regexp.Compile(rec.Match.Frame)
 			if err != nil {

@@ -163,6 +163,15 @@ func TestNoAllocationPerNonMatchingLine(t *testing.T) {
 			t.Errorf("Write(%q): %v allocations per line, want 0", l, n)
 		}
 	}
+	// Words of failure that say nothing went wrong: the automaton proposes
+	// the line and the check rejects it. The automaton's list of hits is
+	// its one allocation per search, so fed in blocks the cost is per
+	// block, not per line.
+	words := []byte(strings.Repeat("[2026-11-29 10:15:02 TP0] Decode batch, error_rate=0.00, # of errors: 0, fail_count=0, nan_check=False\n", 1000))
+	e.Write(words)
+	if n := testing.AllocsPerRun(20, func() { e.Write(words) }); n > 20 {
+		t.Errorf("Write(block of 1000 lines proposed for their words): %v allocations, want at most 20", n)
+	}
 	block := []byte(strings.Repeat(strings.Join(lines, ""), 1000))
 	e.Write(block)
 	if n := testing.AllocsPerRun(20, func() { e.Write(block) }); n != 0 {

@@ -33,6 +33,12 @@ const testPack = `
   role: symptom
   match: {message: "Received sigquit from a child process."}
   tests: {match: ["Received sigquit from a child process. It usually means the child failed."]}
+- id: t/benign-import
+  title: optional import skipped
+  severity: info
+  match: {regex: '^Ignore import error when loading sglang\.'}
+  tags: [benign]
+  tests: {match: ["Ignore import error when loading sglang.srt.models.x: No module named 'y'"]}
 `
 
 func testMatcher(t testing.TB) *Matcher {
@@ -123,7 +129,8 @@ func TestEngineEvents(t *testing.T) {
 				"[2026-08-28 11:02:41] Received sigquit from a child process. It usually means the child failed.\n" +
 				"Killed\n",
 			want: `t/oom 1-3 rank="TP1" exc="torch.OutOfMemoryError" msg="CUDA out of memory. Tried to allocate 1.50 GiB."` + "\n" +
-				`t/sigquit 5-5 rank="" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n",
+				`t/sigquit 5-5 rank="" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n" +
+				`unknown/error 6-6 rank="" exc="" msg="Killed"` + "\n",
 		},
 		{
 			name: "unknown traceback is still reported, root exception first",

@@ -131,6 +131,12 @@ func (e *Engine) joinedHit(ln *Line, o int32) bool {
 	if i := e.find(ln.Stream); i >= 0 && e.evs[i].end == prev {
 		ev := e.evs[i]
 		ev.hits = append(ev.hits, hit{line: prev, pat: o, msg: keep(e.joined)})
+		if ev.start == prev && ev.state == stRecord && !ev.traceback && len(ev.excs) == 0 {
+			// A line opened as an error for its words: the rest of it is
+			// this line.
+			ev.end, ev.lines = e.line, ev.lines+1
+			return true
+		}
 		for k := range ev.excs {
 			if x := &ev.excs[k]; x.line == prev && x.class != "" {
 				if rest, ok := bytes.CutPrefix(e.joined, []byte(x.class+": ")); ok {
@@ -164,15 +170,24 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	msg := ln.Msg
 	var hits []int32
 	opens, isExc, errLine, headless := false, false, false, false
+	// word: the line has a word that may say something went wrong;
+	// explained: a record says what the line is (one below error level or
+	// of a harmless line says it is no error; a wrapper, that the error is
+	// what it carries); config: the line is a configuration listing.
+	word, explained, config := false, false, false
 	native := ""
 	k := kindPlain
 	for _, o := range owners {
 		switch {
 		case o >= 0:
-			if e.m.pats[o].confirm(msg) {
-				hits = append(hits, o)
-			} else {
+			p := &e.m.pats[o]
+			if !p.confirm(msg) {
 				e.fail(o)
+				continue
+			}
+			explained = true
+			if !p.benign {
+				hits = append(hits, o)
 			}
 		case marker(o) == markTraceback, marker(o) == markThread:
 			opens = true
@@ -200,8 +215,16 @@ func (e *Engine) open(ln *Line, owners []int32) {
 			}
 		case marker(o) == markLevel:
 			errLine = errLine || ln.Level >= LevelError || errorStartRE.Match(msg)
+			word = true
+		case marker(o) == markWord:
+			word = true
+		case marker(o) == markConfig:
+			config = true
 		}
 	}
+	// A line that says it failed, and that no record explains, is an
+	// error no record knows yet.
+	errLine = errLine || word && !explained && !config && saysError(msg, ln.Level)
 	if len(hits) == 0 && !opens && !isExc && !errLine {
 		return
 	}
@@ -555,7 +578,7 @@ func trimQuote(msg []byte) []byte {
 // opensEvent reports whether a line would start an event of its own.
 func opensEvent(msg []byte, owners []int32) bool {
 	for _, o := range owners {
-		if o < 0 && marker(o) != markException && marker(o) != markLevel {
+		if o < 0 && marker(o) != markException && marker(o) != markLevel && marker(o) != markWord {
 			return true
 		}
 	}
@@ -569,7 +592,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	}
 	ev.lines++
 	for _, o := range owners {
-		if o < 0 {
+		if o < 0 || e.m.pats[o].benign {
 			continue
 		}
 		if e.m.pats[o].confirm(view) {

@@ -120,6 +120,21 @@ type Record struct {
 	Gen *Generated `yaml:"-" json:"generated,omitempty"`
 }
 
+// TagBenign marks a record of a line known to be harmless, such as an
+// optional import that falls back: a line it matches is explained, and
+// is no finding.
+const TagBenign = "benign"
+
+// Benign reports whether the record describes a harmless line.
+func (r *Record) Benign() bool {
+	for _, t := range r.Tags {
+		if t == TagBenign {
+			return true
+		}
+	}
+	return false
+}
+
 // Generated is what a generated record knows besides its match: how the
 // message is raised, how often, and the flags it names.
 type Generated struct {

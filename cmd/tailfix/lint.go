@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/patterns"
 )
 
 type patternsLintCmd struct {
-	Healthy []string `name:"healthy" placeholder:"LOG" help:"A log of a healthy server: no record at error level or above may match any of its lines. Repeatable."`
+	Healthy []string `name:"healthy" placeholder:"LOG" help:"A log of a healthy server: no record at error level or above may match any of its lines, and no line may be an unknown error. Repeatable."`
 }
 
 // Run checks the pack as a whole (patterns.Pack.Lint) and runs the
@@ -42,6 +43,19 @@ func (c *patternsLintCmd) Run(e *env) error {
 			return fmt.Errorf("read %q %w", name, err)
 		}
 		lines += n
+		f, err = os.Open(name)
+		if err != nil {
+			return fmt.Errorf("cannot open %q: %w", name, unwrapPath(err))
+		}
+		unknown, err := diagnose.Unknown(m, f, name)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("read %q: %w", name, err)
+		}
+		for _, f := range unknown {
+			problems++
+			fmt.Fprintf(e.stderr, "tailfix: lint: %s: line %d of the healthy log %s is an unknown error: %q\n", f.ID, f.Line, name, clip(f.Message, 120))
+		}
 	}
 	fmt.Fprintf(e.stdout, "%d records (%d generated), %d healthy lines checked: %d problems; %d records below error level match healthy lines\n",
 		len(pack.Records), pack.Generated(), lines, problems, len(quiet))

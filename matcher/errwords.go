@@ -1,0 +1,369 @@
+package matcher
+
+import "bytes"
+
+// The words a message uses to say that something went wrong, in any log
+// format, with or without a level. The automaton proposes a line for them
+// (markWord); saysError confirms it, word by word, without allocating.
+
+// errWords are the words, lowercase; a word counts in lowercase,
+// capitalised or upper case. Each is whole: "errors" is listed, so that
+// "error" does not count inside "errorsome".
+var errWords = []string{
+	"error", "errors",
+	"exception", "exceptions",
+	"fail", "fails", "failed", "failing", "failure", "failures",
+	"fatal",
+	"abort", "aborts", "aborted", "aborting",
+	"panic", "panics", "panicked",
+	"assert", "asserts", "assertion", "assertions",
+	"killed",
+	"timeout", "timeouts", "timed out",
+	"segmentation fault", "segfault", "segfaulted",
+	"nan", "nans", "inf",
+}
+
+// wordNeedles are the automaton's needles for errWords: their case
+// variants, short enough to cover the inflected forms, and the level and
+// status shapes saysError also reads.
+var wordNeedles = []string{
+	"error", "Error", "ERROR",
+	"exception", "Exception", "EXCEPTION",
+	"fail", "Fail", "FAIL",
+	"fatal", "Fatal", "FATAL",
+	"abort", "Abort", "ABORT",
+	"panic", "Panic", "PANIC",
+	"assert", "Assert", "ASSERT",
+	"killed", "Killed", "KILLED",
+	"timeout", "Timeout", "TIMEOUT", "timed out", "Timed out", "TIMED OUT",
+	"egmentation fault", "egmentation Fault", "EGMENTATION FAULT", "segfault", "Segfault", "SegFault", "SEGFAULT",
+	"nan", "NaN", "NAN", "Nan",
+	"[E]",
+	`HTTP/1.1" 4`, `HTTP/1.1" 5`, `HTTP/1.0" 4`, `HTTP/1.0" 5`,
+	`HTTP/2" 4`, `HTTP/2" 5`, `HTTP/2.0" 4`, `HTTP/2.0" 5`,
+}
+
+// saysError reports whether a message says that something went wrong: an
+// error word used as a word, a bracketed error level ("[E]"), or an HTTP
+// response at status 4xx or 5xx. A level the line states below error
+// (INFO, WARNING) leaves only the HTTP status: an access log is written at
+// INFO whatever the status.
+func saysError(msg []byte, lvl Level) bool {
+	if httpErrorStatus(msg) {
+		return true
+	}
+	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || pythonSource(msg) ||
+		bytes.Equal(msg, duringHandling) || bytes.Equal(msg, directCause) || introduces(msg) {
+		return false
+	}
+	if bytes.Contains(msg, []byte("[E]")) {
+		return true
+	}
+	for i := 0; i < len(msg); i++ {
+		if i > 0 && isIdentByte(msg[i-1]) {
+			continue // inside a word: "mirror", "TypeError"
+		}
+		n := errWordAt(msg[i:])
+		if n == 0 {
+			continue
+		}
+		if errWordCounts(msg, i, i+n) {
+			return true
+		}
+		i += n - 1
+	}
+	return false
+}
+
+// errWordAt returns the length of the error word at the start of b, or 0.
+// The word must end there: no letter, digit or '_' after it.
+func errWordAt(b []byte) int {
+	best := 0
+	for _, w := range errWords {
+		n := len(w)
+		if n <= best || len(b) < n || !sameWord(b[:n], w) {
+			continue
+		}
+		if n < len(b) && isIdentByte(b[n]) {
+			continue
+		}
+		best = n
+	}
+	return best
+}
+
+// sameWord compares b with the lowercase word w in lowercase, capitalised
+// or upper case ("error", "Error", "Timed Out", "ERROR"), and as "NaN".
+func sameWord(b []byte, w string) bool {
+	lower, upper := true, true
+	for i := 0; i < len(w); i++ {
+		c := b[i]
+		switch {
+		case c == w[i]:
+			upper = upper && (c < 'a' || c > 'z')
+		case c == w[i]-'a'+'A' && w[i] >= 'a' && w[i] <= 'z':
+			lower = lower && (i == 0 || w[i-1] == ' ') // "Error", "Segmentation Fault"
+		default:
+			return false
+		}
+	}
+	return lower || upper || (len(w) >= 3 && w[:3] == "nan" && b[0] == 'N' && b[1] == 'a' && b[2] == 'N')
+}
+
+// errWordCounts reports whether the error word at msg[i:j] says something
+// went wrong, or is a name, a setting, a count of none or a part of a
+// path, a URL or a flag.
+func errWordCounts(msg []byte, i, j int) bool {
+	word := msg[i:j]
+	if i > 0 {
+		switch msg[i-1] {
+		case '-', '/', '.', '\\', '$', '@', '#', '%':
+			return false // "--disable-fail-fast", "/error_handler.py", "#errors"
+		case ':':
+			if i > 1 && msg[i-2] == ':' {
+				return false // a C++ name: "c10::Error"
+			}
+		case '\'', '"':
+			if i > 1 && msg[i-2] == '=' {
+				return false // a setting's value: log_level='error'
+			}
+		}
+	}
+	if j < len(msg) {
+		switch c := msg[j]; {
+		case c == '-' && j+1 < len(msg) && isIdentByte(msg[j+1]),
+			c == '.' && j+1 < len(msg) && isIdentByte(msg[j+1]),
+			c == '/' && j+1 < len(msg) && msg[j+1] != ' ' && !isNaN(word),
+			c == ':' && j+1 < len(msg) && msg[j+1] == ':':
+			return false // "fail-fast", "error.log", "errors/"; "NaN/Inf" is read below
+		}
+	}
+	if inURL(msg, i) {
+		return false
+	}
+	if noneBefore(msg[:i]) || noneAfter(msg[j:]) || metricAfter(msg[j:]) {
+		return false // "0 errors", "errors: 0", "error=None", "error rate"
+	}
+	lw := lowerWord(word)
+	switch {
+	case lw == "timeout" || lw == "timeouts":
+		return !settingAfter(msg[j:])
+	case lw == "nan" || lw == "nans" || lw == "inf":
+		return nanInMessage(msg, i, j)
+	}
+	return true
+}
+
+// isNaN reports whether an error word is NaN or Inf.
+func isNaN(w []byte) bool {
+	lw := lowerWord(w)
+	return lw == "nan" || lw == "nans" || lw == "inf"
+}
+
+// lowerWord returns an error word in lowercase, from a fixed set of words,
+// without allocating.
+func lowerWord(b []byte) string {
+	for _, w := range errWords {
+		if len(w) == len(b) && sameWord(b, w) {
+			return w
+		}
+	}
+	return ""
+}
+
+// noneValues are values that say there was nothing wrong.
+var noneValues = []string{"0", "0.0", "0.00", "0.000", "0%", "none", "None", "null", "nil", "false", "False", "[]", "{}", `""`, "''"}
+
+// noneAfter reports whether an error word is the name of a count or a
+// field whose value says there was none: "errors: 0", "error=None",
+// `"error": null`, "fail_count" is caught as an identifier before.
+func noneAfter(rest []byte) bool {
+	k := 0
+	if k < len(rest) && (rest[k] == 's') {
+		k++
+	}
+	for k < len(rest) && (rest[k] == '"' || rest[k] == '\'') {
+		k++
+	}
+	for k < len(rest) && rest[k] == ' ' {
+		k++
+	}
+	if k >= len(rest) || (rest[k] != ':' && rest[k] != '=') {
+		return false
+	}
+	k++
+	for k < len(rest) && rest[k] == ' ' {
+		k++
+	}
+	v := rest[k:]
+	for _, n := range noneValues {
+		if bytes.HasPrefix(v, []byte(n)) && (len(v) == len(n) || !isIdentByte(v[len(n)]) && v[len(n)] != '.') {
+			return true
+		}
+	}
+	return false
+}
+
+// noneBefore reports whether the words before an error word say there was
+// none of it: "0 errors", "no errors", "without error".
+func noneBefore(before []byte) bool {
+	before = bytes.TrimRight(before, " ")
+	k := len(before)
+	for k > 0 && isIdentByte(before[k-1]) {
+		k--
+	}
+	switch string(before[k:]) {
+	case "0", "no", "No", "NO", "without", "Without", "zero", "Zero":
+		return true
+	}
+	return false
+}
+
+// metricAfter reports whether an error word names a metric: "error rate",
+// "failure count".
+func metricAfter(rest []byte) bool {
+	for _, m := range []string{" rate", " ratio", " count", " budget", " threshold", " tolerance"} {
+		if bytes.HasPrefix(rest, []byte(m)) && (len(rest) == len(m) || !isIdentByte(rest[len(m)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// settingAfter reports whether "timeout" is a setting followed by its
+// value ("timeout=600", "timeout: 30s", "timeout of 300 seconds"), rather
+// than an event.
+func settingAfter(rest []byte) bool {
+	k := 0
+	for k < len(rest) && (rest[k] == ' ' || rest[k] == '=' || rest[k] == ':' || rest[k] == '"' || rest[k] == '\'') {
+		k++
+	}
+	for _, w := range []string{"of ", "to ", "is ", "set to "} {
+		if bytes.HasPrefix(rest[k:], []byte(w)) {
+			k += len(w)
+			break
+		}
+	}
+	return k < len(rest) && (rest[k] >= '0' && rest[k] <= '9' || bytes.HasPrefix(rest[k:], []byte("None")))
+}
+
+// nanContext are the words next to "NaN" or "Inf" when a message reports
+// one, rather than names a check or an option for it.
+var (
+	nanBefore = []string{"loss", "is", "are", "got", "get", "contains", "contain", "has", "have", "had", "produced",
+		"produces", "returned", "returns", "became", "become", "detected", "found", "encountered", "with", "of", "nan", "inf", "or"}
+	nanAfter = []string{"in", "loss", "detected", "found", "encountered", "value", "values", "or", "and", "logits", "gradients", "output", "outputs"}
+)
+
+// nanInMessage reports whether a NaN or Inf at msg[i:j] is reported in a
+// message sense: "NaN in the logits", "loss is nan", "nan loss",
+// "loss=nan", "NaN/Inf".
+func nanInMessage(msg []byte, i, j int) bool {
+	if i > 0 && (msg[i-1] == '=' || msg[i-1] == ':') && lowerWord(msg[i:j]) != "inf" {
+		return true // "loss=nan", "loss:nan"
+	}
+	if j+1 < len(msg) && msg[j] == '/' {
+		return true // "NaN/Inf"
+	}
+	if i > 0 && msg[i-1] == '/' {
+		return true
+	}
+	prev := bytes.TrimRight(msg[:i], " :=")
+	k := len(prev)
+	for k > 0 && isIdentByte(prev[k-1]) {
+		k--
+	}
+	if hasWordFold(nanBefore, prev[k:]) {
+		return true
+	}
+	next := bytes.TrimLeft(msg[j:], " ")
+	k = 0
+	for k < len(next) && isIdentByte(next[k]) {
+		k++
+	}
+	return hasWordFold(nanAfter, next[:k])
+}
+
+// hasWordFold reports whether w, in any case, is one of the lowercase words.
+func hasWordFold(words []string, w []byte) bool {
+	for _, x := range words {
+		if len(x) == len(w) && bytes.EqualFold([]byte(x), w) {
+			return true
+		}
+	}
+	return false
+}
+
+// inURL reports whether position i of msg is inside a URL: a run of
+// non-space bytes holding "://".
+func inURL(msg []byte, i int) bool {
+	s := bytes.LastIndexByte(msg[:i], ' ') + 1
+	e := bytes.IndexByte(msg[i:], ' ')
+	if e < 0 {
+		e = len(msg)
+	} else {
+		e += i
+	}
+	return bytes.Contains(msg[s:e], []byte("://"))
+}
+
+// flagListing reports whether a message lists launch flags, as a usage or
+// help text does: it starts with "--".
+func flagListing(msg []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(msg, " \t"), []byte("--"))
+}
+
+// introduces reports whether a message only announces the error on the
+// lines after it: "Scheduler hit an exception:". Those lines are the
+// finding.
+func introduces(msg []byte) bool {
+	return bytes.HasSuffix(bytes.TrimRight(msg, " \t"), []byte(":"))
+}
+
+// pythonKeywords start the Python statements a traceback quotes under its
+// frames.
+var pythonKeywords = []string{"assert ", "raise ", "except ", "except:", "if ", "elif ", "while ", "return ", "await ", "def ", "with "}
+
+// pythonSource reports whether a message is a line of Python source, as a
+// traceback quotes it: "assert x >= 0, \"x must not be negative\"". An
+// excerpt that starts inside a traceback starts with one.
+func pythonSource(msg []byte) bool {
+	t := bytes.TrimLeft(msg, " \t")
+	for _, k := range pythonKeywords {
+		if bytes.HasPrefix(t, []byte(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// httpErrorStatus reports whether a message is an HTTP exchange answered
+// with a 4xx or 5xx status: `"POST /v1/chat/completions HTTP/1.1" 500`.
+func httpErrorStatus(msg []byte) bool {
+	i := bytes.Index(msg, []byte("HTTP/"))
+	for i >= 0 {
+		rest := msg[i+len("HTTP/"):]
+		k := 0
+		for k < len(rest) && (rest[k] >= '0' && rest[k] <= '9' || rest[k] == '.') {
+			k++
+		}
+		if k > 0 && k+5 <= len(rest) && rest[k] == '"' && rest[k+1] == ' ' &&
+			(rest[k+2] == '4' || rest[k+2] == '5') && isDigit(rest[k+3]) && isDigit(rest[k+4]) &&
+			(k+5 == len(rest) || !isIdentByte(rest[k+5])) {
+			return true
+		}
+		j := bytes.Index(rest, []byte("HTTP/"))
+		if j < 0 {
+			return false
+		}
+		i += len("HTTP/") + j
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isIdentByte reports whether c can be part of an identifier.
+func isIdentByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}

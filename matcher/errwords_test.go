@@ -1,0 +1,83 @@
+package matcher
+
+import "testing"
+
+// Lines that say something went wrong, in the shapes servers and their
+// runtimes print them, and near misses that use the same words as names,
+// settings, counts of none, paths, URLs or flags.
+func TestSaysError(t *testing.T) {
+	tests := []struct {
+		name string
+		msg  string
+		lvl  Level
+		want bool
+	}{
+		{"sampling NaN", "Detected errors during sampling! NaN in the logits.", LevelNone, true},
+		{"nan loss", "step 12: nan loss", LevelNone, true},
+		{"loss is nan", "loss is nan, skipping the batch", LevelNone, true},
+		{"nan or inf", "logits contain NaN/Inf values", LevelNone, true},
+		{"router failed", "Failed to select PD pair error=no prefill worker available", LevelNone, true},
+		{"json error body", `{"object":"error","message":"The model does not exist.","type":"NotFoundError","param":null,"code":404}`, LevelNone, true},
+		{"5xx at info", `10.0.0.2:4100 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error`, LevelInfo, true},
+		{"4xx", `10.0.0.2:4100 - "POST /v1/responses HTTP/1.1" 401 Unauthorized`, LevelInfo, true},
+		{"bracketed level", "[11/02/2026-10:00:01] [ENG] [E] could not load the plan", LevelNone, true},
+		{"timed out", "Request 17 timed out after 600 s", LevelNone, true},
+		{"timeout event", "Watchdog timeout!", LevelNone, true},
+		{"segfault", "!!! Segfault encountered in worker 3 !!!", LevelNone, true},
+		{"segmentation fault", "Segmentation fault (core dumped)", LevelNone, true},
+		{"abort", "Aborted (core dumped)", LevelNone, true},
+		{"panic", "thread 'tokio-runtime-worker' panicked at src/main.rs:10:5", LevelNone, true},
+		{"assertion", "Assertion `index < size' failed.", LevelNone, true},
+		{"fatal", "fatal: the transfer engine stopped", LevelNone, true},
+		{"killed", "Worker 2 was killed by signal 9", LevelNone, true},
+		{"exception mid-line", "Caught an exception while loading shard 3", LevelNone, true},
+		{"upper case", "TRANSFER FAILED for room 12", LevelNone, true},
+		{"error with value", "status=failed error=connection reset", LevelNone, true},
+
+		{"identifier", "error_rate=0.01 over the window", LevelNone, false},
+		{"flag in a command", "launch with --disable-fail-fast and --tp 8", LevelNone, false},
+		{"count field", "fail_count=0 retries=3", LevelNone, false},
+		{"errors zero", "# of errors: 0", LevelNone, false},
+		{"errors zero json", `{"errors": 0, "ok": 12}`, LevelNone, false},
+		{"error none", "finished request 7, error=None", LevelNone, false},
+		{"error null", `{"id": 3, "error": null}`, LevelNone, false},
+		{"nan option", "nan_check=False", LevelNone, false},
+		{"nan detection option", "Enable NaN detection for debugging", LevelNone, false},
+		{"path", "loaded /opt/app/error_handler.py", LevelNone, false},
+		{"path segment", "serving files from /srv/errors/ and /srv/ok/", LevelNone, false},
+		{"url", "see https://example.com/docs/errors#timeout for details", LevelNone, false},
+		{"flag listing", "  --enable-nan-detection  Check the logits for NaN.", LevelNone, false},
+		{"no errors", "Benchmark finished with no errors", LevelNone, false},
+		{"zero failed", "12 passed, 0 failed", LevelNone, false},
+		{"error rate", "error rate 0.0% over 1000 requests", LevelNone, false},
+		{"timeout setting", "Init torch distributed with timeout 600", LevelNone, false},
+		{"timeout key", "watchdog timeout: 300 s", LevelNone, false},
+		{"setting value", "server_args: log_level='error'", LevelNone, false},
+		{"class name", "caught a TypeError earlier, retrying", LevelNone, false},
+		{"cpp name", "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x98", LevelNone, false},
+		{"python source", `assert x >= 0, "x must not be negative, assertion"`, LevelNone, false},
+		{"announces", "Scheduler hit an exception:", LevelNone, false},
+		{"chain line", "During handling of the above exception, another exception occurred:", LevelNone, false},
+		{"warning level", "Failed to load the optional plugin", LevelWarning, false},
+		{"mirror", "Using the mirror at mirror.example.com", LevelNone, false},
+		{"nanoseconds", "took 1200 nanoseconds", LevelNone, false},
+		{"2xx", `10.0.0.2:4100 - "POST /generate HTTP/1.1" 200 OK`, LevelInfo, false},
+		{"status in text", `"GET /x HTTP/1.1" 5000 bytes`, LevelInfo, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := saysError([]byte(tt.msg), tt.lvl); got != tt.want {
+				t.Errorf("saysError(%q, %d) = %v, want %v", tt.msg, tt.lvl, got, tt.want)
+			}
+		})
+	}
+}
+
+// A line the automaton proposes for its words, that the check rejects,
+// costs no allocation.
+func TestSaysErrorAllocatesNothing(t *testing.T) {
+	msg := []byte("error_rate=0.01, # of errors: 0, fail_count=0, nan_check=False, see /x/error_handler.py")
+	if n := testing.AllocsPerRun(100, func() { saysError(msg, LevelNone) }); n != 0 {
+		t.Errorf("saysError: %v allocations, want 0", n)
+	}
+}
