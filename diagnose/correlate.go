@@ -271,11 +271,18 @@ func causeRank(s, f *Finding) int {
 	return causeAnyOtherInput
 }
 
+// wrapperGap is how close after a wrapper the error it introduces starts:
+// the next event but for a blank line or two, as when a crash is reported
+// first by one handler ("Fatal Python error: Segmentation fault") and then,
+// with the frames that name it, by another.
+const wrapperGap = 3
+
 // link names each symptom's cause among the findings of one report,
 // sorted by before: the finding of the lowest cause rank, the earliest of
-// those. A wrapper seen after a cause in the same input repeats that cause
-// inside its own message ("Prefill transfer failed … with exception …"):
-// it is reported as following from it.
+// those. A wrapper repeats a cause inside its own message ("Prefill
+// transfer failed … with exception …") or introduces it: one seen after a
+// cause in the same input, or right before one, is reported as following
+// from it.
 func link(sorted []*Finding) {
 	for _, w := range sorted {
 		if !w.wrapper {
@@ -283,8 +290,10 @@ func link(sorted []*Finding) {
 		}
 		w.RootCause = true
 		for _, f := range sorted {
-			if f != w && !f.wrapper && f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError &&
-				f.src == w.src && f.Line < w.Line {
+			if f == w || f.wrapper || !f.RootCause || f.Partial || f.Severity < patterns.SeverityError || f.src != w.src {
+				continue
+			}
+			if f.Line < w.Line || (f.Line > w.EndLine && f.Line-w.EndLine <= wrapperGap) {
 				w.RootCause = false
 				break
 			}

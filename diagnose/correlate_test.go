@@ -231,3 +231,34 @@ func TestCompareRanks(t *testing.T) {
 		t.Errorf("got %v, want %v", rs, want)
 	}
 }
+
+// A wrapper is a root cause only when no cause comes before it in its
+// input, nor right after it (the error it introduces, reported next).
+func TestWrapperFollowsTheCauseItWraps(t *testing.T) {
+	tests := []struct {
+		name            string
+		causeLine       int64
+		causeSrc        int
+		wantRoot        bool
+		wantSymptomOf   string
+		wrapper, endsAt int64
+	}{
+		{"a cause before it", 2, 0, false, "cause", 10, 12},
+		{"the cause reported right after it", 14, 0, false, "cause", 10, 12},
+		{"the cause right after it, a blank line between", 15, 0, false, "cause", 10, 12},
+		{"an error well after it", 40, 0, true, "", 10, 12},
+		{"an error right after it in another input", 14, 1, true, "", 10, 12},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &Finding{ID: "wrapper", key: "wrapper", Line: tt.wrapper, EndLine: tt.endsAt, wrapper: true,
+				Severity: patterns.SeverityError, RootCause: true}
+			c := &Finding{ID: "cause", key: "cause", src: tt.causeSrc, Line: tt.causeLine, EndLine: tt.causeLine,
+				Severity: patterns.SeverityError, RootCause: true}
+			order([]*Finding{w, c})
+			if w.RootCause != tt.wantRoot || w.SymptomOf != tt.wantSymptomOf {
+				t.Errorf("root %v, symptom of %q; want %v, %q", w.RootCause, w.SymptomOf, tt.wantRoot, tt.wantSymptomOf)
+			}
+		})
+	}
+}

@@ -134,6 +134,7 @@ type Engine struct {
 	free    []*event
 	norm    []byte
 	framer  framer // cuts what Write gets into whole lines
+	prev    prevLine
 	cands   []candidate
 	owners  []int32
 	scratch []byte

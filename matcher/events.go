@@ -59,6 +59,43 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	}
 	e.assemble(&ln, owners)
 	e.rememberFailed(&ln)
+	e.prev = prevLine{no: e.line, len: len(e.norm), midWord: len(e.norm) > 0 && isWordByte(e.norm[len(e.norm)-1])}
+}
+
+// prevLine is what the engine remembers of the last line it looked at, to
+// tell a line that a terminal or a copy hard-wrapped.
+type prevLine struct {
+	no      int64
+	len     int
+	midWord bool // it ends in a letter or digit
+}
+
+// wrapWidth is the shortest line taken to have been cut by a hard wrap:
+// terminals and consoles wrap at 80 columns or more.
+const wrapWidth = 72
+
+// wrapped returns the open event a line without a header of its own
+// continues when the line before it was cut mid-word by a hard wrap ("…
+// NumelIn=1, Nume" / "lOut=1, Timeout(ms)=600000) ran for …"): the second
+// half of a line of another stream (a rank's prefix is only on the first
+// half). It returns -1 when the line is not such a half.
+func (e *Engine) wrapped(ln *Line) int {
+	if len(ln.Stream) > 0 || ln.Record || e.prev.no != e.line-1 || e.prev.len < wrapWidth || !e.prev.midWord {
+		return -1
+	}
+	if len(ln.Msg) == 0 || !('a' <= ln.Msg[0] && ln.Msg[0] <= 'z' || '0' <= ln.Msg[0] && ln.Msg[0] <= '9') {
+		return -1
+	}
+	for i, ev := range e.evs {
+		if ev.end == e.line-1 && ev.key != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // assemble runs a parsed line through its stream's open event, or opens one.
@@ -67,6 +104,10 @@ func (e *Engine) assemble(ln *Line, owners []int32) {
 		if e.unwrap(ln) {
 			return
 		}
+	}
+	if i := e.wrapped(ln); i >= 0 {
+		e.absorb(e.evs[i], ln.Msg, owners)
+		return
 	}
 	if i := e.find(ln.Stream); i >= 0 {
 		ev := e.evs[i]

@@ -172,3 +172,28 @@ func TestLatestServerArgs(t *testing.T) {
 		}
 	}
 }
+
+// A line a terminal hard-wrapped mid-word continues the event of its first
+// half, which carried a rank's prefix the second half does not: the
+// second half is no event of its own, whatever words it holds.
+func TestHardWrappedHalfJoinsItsLine(t *testing.T) {
+	m := testMatcher(t)
+	first := "[rank6]:[E207 01:29:36.730311765 ProcessGroupNCCL.cpp:616] [Rank 6] RuntimeError: CUDA error: out of memory while the watchdog waited for WorkNCCL(SeqNum=2, Nume"
+	tests := []struct {
+		name, log string
+		want      int // occurrences
+	}{
+		{"cut mid-word", first + "\nlOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out.\n", 1},
+		{"a short line before it", "[rank6]:[E207 01:29:36 x.cpp:1] RuntimeError: CUDA error: out of memory\nfailed to recover, timed out\n", 2},
+		{"a capitalised line after a cut", first + "\nRuntimeError: CUDA error: out of memory on another rank\n", 2},
+		{"a line of its own after a line ending in a space", strings.TrimSuffix(first, "Nume") + "\nlater the operation failed and timed out\n", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := occurrences(t, m, tt.log, 0)
+			if len(got) != tt.want {
+				t.Errorf("got %d occurrences, want %d:\n%s", len(got), tt.want, brief(got))
+			}
+		})
+	}
+}
