@@ -215,7 +215,9 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	// explained: a record says what the line is (one below error level or
 	// of a harmless line says it is no error; a wrapper, that the error is
 	// what it carries); config: the line is a configuration listing.
-	word, explained, config := false, false, false
+	// benign: a record of a harmless line matched; it is no finding,
+	// whatever other record matches it too.
+	word, explained, config, benign := false, false, false, false
 	native := ""
 	k := kindPlain
 	for _, o := range owners {
@@ -227,7 +229,9 @@ func (e *Engine) open(ln *Line, owners []int32) {
 				continue
 			}
 			explained = true
-			if !p.benign {
+			if p.benign {
+				benign = true
+			} else {
 				hits = append(hits, o)
 			}
 		case marker(o) == markTraceback, marker(o) == markThread:
@@ -266,6 +270,9 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	// A line that says it failed, and that no record explains, is an
 	// error no record knows yet.
 	errLine = errLine || word && !explained && !config && saysError(msg, ln.Level)
+	if benign {
+		hits = hits[:0]
+	}
 	if len(hits) == 0 && !opens && !isExc && !errLine {
 		return
 	}
