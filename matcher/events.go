@@ -667,8 +667,20 @@ func (e *Engine) addExc(ev *event, msg []byte) {
 	} else if i := bytes.Index(msg, []byte(": ")); i > 0 && bareExcRE.Match(msg) {
 		x.class, x.msg = keep(msg[:i]), keep(msg[i+2:])
 	}
+	// A class that only carries another exception, and does not call
+	// itself an error ("jax…JaxStackTraceBeforeTransformation: TypeError:
+	// …"), names the one it carries first in its message: that one is the
+	// error.
+	if x.class != "" && !errorClassRE.MatchString(x.class) && bareExcRE.MatchString(x.msg) {
+		if i := strings.Index(x.msg, ": "); i > 0 {
+			x.class, x.msg = x.msg[:i], x.msg[i+2:]
+		}
+	}
 	ev.excs = append(ev.excs, x)
 }
+
+// errorClassRE is a class name that says it is an error in its own right.
+var errorClassRE = regexp.MustCompile(`(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault|Timeout)$`)
 
 // addNative records what a native exception said (its what() line).
 func (e *Engine) addNative(ev *event, what []byte) {

@@ -197,3 +197,23 @@ func TestHardWrappedHalfJoinsItsLine(t *testing.T) {
 		})
 	}
 }
+
+// An exception line whose class only carries another names that one as
+// the exception; a class that is an error in its own right keeps it.
+func TestCarriedExceptionClass(t *testing.T) {
+	m := testMatcher(t)
+	tests := []struct{ line, class, msg string }{
+		{"jax._src.source_info_util.JaxStackTraceBeforeTransformation: TypeError: Shapes must be 1D sequences", "TypeError", "Shapes must be 1D sequences"},
+		{"RuntimeError: ValueError: bad value", "RuntimeError", "ValueError: bad value"},
+		{"torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:", "torch._dynamo.exc.BackendCompilerFailed", "backend='inductor' raised:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.class, func(t *testing.T) {
+			log := "Traceback (most recent call last):\n  File \"x.py\", line 1, in f\n" + tt.line + "\n"
+			got := occurrences(t, m, log, 0)
+			if len(got) != 1 || got[0].Exception != tt.class || got[0].Message != tt.msg {
+				t.Errorf("got %s", brief(got))
+			}
+		})
+	}
+}
