@@ -47,8 +47,32 @@ var errorStartRE = regexp.MustCompile(`^(?:\[[\w.-]+\] )?(?:Error\b[ :]|ERROR\b|
 
 // processLine runs one line through its stream's open event, or opens one.
 func (e *Engine) processLine(raw []byte, owners []int32) {
+	if e.hdr.proposing {
+		e.hold(raw, owners)
+		return
+	}
 	e.norm = Normalize(e.norm[:0], raw)
-	ln := ParseLine(e.norm)
+	if !e.inJSON {
+		if msg, ok := e.json.parse(e.norm); ok {
+			e.feedJSON(msg)
+			return
+		}
+	}
+	var ln Line
+	rest := cutStreams(&ln, e.norm)
+	if hdr, body, ok := e.cutHeader(rest); ok {
+		parseRecord(&ln, body)
+		e.hdr.fill(&ln, hdr)
+	} else {
+		parseRecord(&ln, rest)
+		if !e.replaying && !e.inJSON && e.hdr.propose(rest, &ln) > 0 {
+			e.hold(raw, owners)
+			return
+		}
+	}
+	if e.inJSON {
+		e.json.fill(&ln)
+	}
 	e.failed = e.failed[:0]
 	for _, o := range owners {
 		if o < 0 && marker(o) == markConfig {
@@ -72,6 +96,9 @@ func (e *Engine) assemble(ln *Line, owners []int32) {
 		ev := e.evs[i]
 		if view, ok := e.continues(ev, ln, owners); ok {
 			e.absorb(ev, view, owners)
+			if ev.upsideDown {
+				e.closeEvent(i) // the head was its last line
+			}
 			return
 		}
 		e.closeEvent(i)
@@ -335,6 +362,12 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			ev.state, ev.msgOpen = stChain, false
 			return msg, true
 		case bytes.HasPrefix(msg, tracebackHead):
+			if ev.upFrames && !ev.traceback {
+				// The head of a traceback printed upside down (newest
+				// line first): its exception line and frames came before.
+				ev.traceback, ev.upsideDown = true, true
+				return msg, true
+			}
 			// A traceback right after another one, with no chain line,
 			// is another error.
 			return nil, false
@@ -566,6 +599,16 @@ func opensEvent(msg []byte, owners []int32) bool {
 func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	if len(bytes.TrimSpace(view)) > 0 {
 		ev.end = e.line // a trailing blank line is not part of the event
+	}
+	if ev.state == stAfterExc && !ev.traceback {
+		// The frames of a traceback printed upside down, after its
+		// exception line; the innermost comes first.
+		if t := bytes.TrimLeft(view, " \t"); len(t) < len(view) && bytes.HasPrefix(t, framePrefix) {
+			ev.upFrames = true
+			if ev.lastFrame == "" {
+				ev.lastFrame = keep(t)
+			}
+		}
 	}
 	ev.lines++
 	for _, o := range owners {

@@ -44,6 +44,14 @@ type Line struct {
 // It does not allocate; the parts are sub-slices of line.
 func ParseLine(line []byte) Line {
 	var l Line
+	parseRecord(&l, cutStreams(&l, line))
+	return l
+}
+
+// cutStreams takes the prefixes that name a line's writer off it (a
+// platform timestamp, a compose service or srun task label, a Ray actor, a
+// torchrun rank) into l and returns the rest of the line.
+func cutStreams(l *Line, line []byte) []byte {
 	orig := line
 	at := func(rest []byte) int { return len(orig) - len(rest) }
 	streamStart, streamEnd := -1, -1
@@ -72,6 +80,12 @@ func ParseLine(line []byte) Line {
 	if streamStart >= 0 {
 		l.Stream = orig[streamStart:streamEnd]
 	}
+	return line
+}
+
+// parseRecord takes the record header (sglang's, glog, torch, a level
+// word, NCCL) off what cutStreams left of a line into l.
+func parseRecord(l *Line, line []byte) {
 	line = unglue(line)
 	l.Header, line = SplitHeader(line)
 	l.Record = len(l.Header.Time) > 0 || len(l.Header.Ranks) > 0
@@ -79,7 +93,6 @@ func ParseLine(line []byte) Line {
 		l.Level, l.Record, line = lvl, true, rest
 	}
 	l.Msg = line
-	return l
 }
 
 // trimPlatformStamp drops an RFC 3339 timestamp that a platform put before
