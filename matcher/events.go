@@ -226,7 +226,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 				opens, k = true, kindUsage
 			}
 		case marker(o) == markLevel:
-			errLine = errLine || ln.Level >= LevelError || errorStartRE.Match(msg)
+			errLine = errLine || ln.Level >= LevelError && hasWord(msg) || errorStartRE.Match(msg)
 		}
 	}
 	if len(hits) == 0 && !opens && !isExc && !errLine {
@@ -326,6 +326,21 @@ func nativeOpening(msg []byte) (string, bool) {
 // line without an ExceptionGroup tree's margin).
 func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 	msg := ln.Msg
+	if ev.upFrames && !ev.traceback && ev.state == stAfterExc && ev.lines < maxEventLines && bytes.Contains(msg, tracebackHead) {
+		// The head of a traceback printed upside down (newest line
+		// first), perhaps in a record of its own ("Scheduler hit an
+		// exception: Traceback…"): its exception line and frames came
+		// before. The head says where and when it began.
+		ev.traceback, ev.upsideDown = true, true
+		if len(ln.Header.Time) > 0 {
+			ev.time = string(ln.Header.Time)
+		}
+		if r := cmp.Or(string(ln.Header.Ranks), string(ln.Rank)); r != "" {
+			ev.rank = r
+		}
+		ev.first = keep(msg)
+		return msg, true
+	}
 	if ln.Record || ev.lines >= maxEventLines {
 		return nil, false
 	}
@@ -362,12 +377,6 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			ev.state, ev.msgOpen = stChain, false
 			return msg, true
 		case bytes.HasPrefix(msg, tracebackHead):
-			if ev.upFrames && !ev.traceback {
-				// The head of a traceback printed upside down (newest
-				// line first): its exception line and frames came before.
-				ev.traceback, ev.upsideDown = true, true
-				return msg, true
-			}
 			// A traceback right after another one, with no chain line,
 			// is another error.
 			return nil, false
