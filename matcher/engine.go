@@ -262,7 +262,6 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 				e.line += int64(bytes.Count(block[pos:next], newline))
 				pos = next
 				if pos >= len(block) {
-					e.spacing.seed(block, e.line+1)
 					return
 				}
 			}
@@ -282,9 +281,6 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 		raw := block[pos:end]
 		if len(raw) > MaxLine {
 			raw = raw[:MaxLine]
-		}
-		if e.spacing.last != e.line-1 {
-			e.spacing.seed(block[:pos], e.line)
 		}
 		if blank := isBlank(raw); e.spacing.push(e.line, blank) && blank {
 			pos = end + 1

@@ -368,7 +368,9 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			ev.state = stFrames
 			return msg, true
 		}
-		return msg, blank && ev.state == stChain
+		// A blank line may come between a thread's header or a chain
+		// line and its traceback (a double-spaced paste).
+		return msg, blank
 	case stFrames:
 		return e.frameLine(ev, msg, indented, blank)
 	case stAfterExc:

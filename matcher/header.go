@@ -23,10 +23,10 @@ import (
 // lines are assembled without it) or too many do not (they are assembled
 // as they are). A learnt header is taken off every line that carries it,
 // before ParseLine's record headers, and its time, level and rank go to the
-// line; it is forgotten once hdrRepeats of the last hdrWindow lines do not
-// carry it. While a header is learnt or proposed the engine looks at every
-// line, so that it sees the header stop; otherwise nothing changes on the
-// hot path.
+// line; it is forgotten once hdrRepeats of the last hdrWindow lines the
+// engine looked at do not carry it. Only while a header is proposed does the
+// engine look at every line; a line that no needle points at and no event
+// waits for is still only counted, header or not.
 const (
 	// maxHeader bounds the bytes of a line a header may span, and so the
 	// work of looking at a line.
@@ -137,8 +137,10 @@ type headerLearner struct {
 	rank      []byte // scratch: "rank" and the header's rank number
 }
 
-// watching reports whether the engine must look at every line.
-func (h *headerLearner) watching() bool { return h.learnt || h.proposing }
+// watching reports whether the engine must look at every line: while a
+// proposal is judged. A learnt header is judged on the lines the engine
+// looks at anyway.
+func (h *headerLearner) watching() bool { return h.proposing }
 
 // cut takes the learnt header off rest, the line after its stream
 // prefixes, and notes whether the line carried it. It returns the header

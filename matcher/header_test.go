@@ -170,8 +170,19 @@ var headerShapes = []struct {
 			"libibverbs.so.1: cannot open shared object file",
 			"",
 			"[2026-03-14 06:20:31] Decode batch, #running-req: 0",
+			"",
+			"Traceback (most recent call last):",
+			"",
+			`  File "/opt/app/conn.py", line 52, in send`,
+			"",
+			"RuntimeError: transfer of room 42 failed:",
+			"",
+			"the peer at 10.0.0.7:17001 closed the connection",
+			"",
+			"[2026-03-14 06:20:32] Decode batch, #running-req: 0",
 		),
-		want: `unknown/traceback 5-15 rank="" time="" exc="ImportError" msg="libibverbs.so.1: cannot open shared object file"` + "\n",
+		want: `unknown/traceback 5-15 rank="" time="" exc="ImportError" msg="libibverbs.so.1: cannot open shared object file"` + "\n" +
+			`unknown/traceback 19-25 rank="" time="" exc="RuntimeError" msg="transfer of room 42 failed:"` + "\n",
 	},
 	{
 		name: "JSON lines, one line of the traceback each",
@@ -262,22 +273,28 @@ func prefixedJSON(open, close string, ls ...string) string {
 	return lines(out...)
 }
 
-// A header is forgotten once the lines stop carrying it, and the engine
-// then goes back to skipping the lines no needle points at.
+// A header is forgotten once the lines stop carrying it.
 func TestLearntHeaderIsForgotten(t *testing.T) {
 	m := testMatcher(t)
-	e := m.NewEngine("x", func(Occurrence) {})
+	var got []Occurrence
+	e := m.NewEngine("x", func(o Occurrence) { got = append(got, o) })
 	e.Write([]byte(prefixed("Mar 14 06:20:31 gpu-node-4 python3[5120]: ", keyErrorTB...)))
 	if !e.hdr.learnt {
 		t.Fatal("the journald header was not learnt")
 	}
-	e.Write([]byte(lines("[2026-03-14 06:20:40] Decode batch, #running-req: 1", "[2026-03-14 06:20:41] Decode batch, #running-req: 1")))
+	e.Write([]byte(lines("Traceback (most recent call last):", `  File "/opt/app/main.py", line 12, in <module>`)))
 	if !e.hdr.learnt {
 		t.Fatal("the header was forgotten after two lines without it")
 	}
-	e.Write([]byte(lines("[2026-03-14 06:20:42] Decode batch, #running-req: 1")))
-	if e.hdr.learnt || e.hdr.watching() {
+	e.Write([]byte(lines("RuntimeError: could not load the checkpoint")))
+	if e.hdr.learnt {
 		t.Fatal("the header is still learnt after three of four lines without it")
+	}
+	e.Flush()
+	want := `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+		`unknown/traceback 6-8 rank="" time="" exc="RuntimeError" msg="could not load the checkpoint"` + "\n"
+	if s := withTime(got); s != want {
+		t.Errorf("got:\n%s\nwant:\n%s", s, want)
 	}
 }
 
