@@ -115,8 +115,10 @@ type event struct {
 	msgOpen    bool   // the last exception's message may go on over further lines
 	msgBlank   bool   // a blank line came after the exception line
 	msgLines   int
-	pending    int // tracebacks opened in this event whose exception line is still to come
-	group      int // group of the next exception line
+	pending    int  // tracebacks opened in this event whose exception line is still to come
+	upFrames   bool // frames came after the exception line: a traceback upside down
+	upsideDown bool // its head came last
+	group      int  // group of the next exception line
 	hits       []hit
 	excs       []exc
 }
@@ -155,6 +157,19 @@ type Engine struct {
 	wrapTime   []byte
 	wrapRank   []byte
 	joined     []byte
+
+	// The learnt header, and the lines held back while one is judged.
+	hdr       headerLearner
+	held      []heldLine
+	hnorm     []byte
+	replaying bool
+	// Blank lines of a double-spaced input.
+	spacing spacing
+	// A JSON-structured line's message, fed as lines of its own.
+	json   jsonLine
+	inJSON bool
+	jcands []candidate
+	jscr   []byte
 }
 
 // maxStreams bounds the events open at once; the oldest is closed first.
@@ -200,9 +215,19 @@ func (e *Engine) Flush() {
 	e.CloseEvents()
 }
 
+// release assembles the lines held for a proposed header that the input
+// ended before deciding.
+func (e *Engine) release() {
+	if e.hdr.proposing {
+		e.hdr.giveUp()
+		e.replay()
+	}
+}
+
 // CloseEvents ends the open events and reports them, as at the end of
 // input, but keeps a partial last line: more of it may come.
 func (e *Engine) CloseEvents() {
+	e.release()
 	for len(e.evs) > 0 {
 		e.closeEvent(0)
 	}
@@ -229,7 +254,7 @@ func (e *Engine) feed(block []byte) {
 func (e *Engine) feedLines(block []byte, cands []candidate) {
 	pos, ci := 0, 0
 	for pos < len(block) {
-		if len(e.evs) == 0 && e.wrapLine == 0 {
+		if len(e.evs) == 0 && e.wrapLine == 0 && !e.hdr.watching() {
 			next := len(block)
 			if ci < len(cands) {
 				next = cands[ci].start
@@ -257,6 +282,10 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 		raw := block[pos:end]
 		if len(raw) > MaxLine {
 			raw = raw[:MaxLine]
+		}
+		if blank := isBlank(raw); e.spacing.push(e.line, blank) && blank {
+			pos = end + 1
+			continue // a blank line of a double-spaced stretch
 		}
 		e.processLine(raw, e.owners)
 		pos = end + 1

@@ -47,8 +47,32 @@ var errorStartRE = regexp.MustCompile(`^(?:\[[\w.-]+\] )?(?:Error\b[ :]|ERROR\b|
 
 // processLine runs one line through its stream's open event, or opens one.
 func (e *Engine) processLine(raw []byte, owners []int32) {
+	if e.hdr.proposing {
+		e.hold(raw, owners)
+		return
+	}
 	e.norm = Normalize(e.norm[:0], raw)
-	ln := ParseLine(e.norm)
+	if !e.inJSON {
+		if msg, ok := e.json.parse(e.norm); ok {
+			e.feedJSON(msg)
+			return
+		}
+	}
+	var ln Line
+	rest := cutStreams(&ln, e.norm)
+	if hdr, body, ok := e.cutHeader(rest); ok {
+		parseRecord(&ln, body)
+		e.hdr.fill(&ln, hdr)
+	} else {
+		parseRecord(&ln, rest)
+		if !e.replaying && !e.inJSON && e.hdr.propose(rest, &ln) > 0 {
+			e.hold(raw, owners)
+			return
+		}
+	}
+	if e.inJSON {
+		e.json.fill(&ln)
+	}
 	e.failed = e.failed[:0]
 	for _, o := range owners {
 		if o < 0 && marker(o) == markConfig {
@@ -113,6 +137,9 @@ func (e *Engine) assemble(ln *Line, owners []int32) {
 		ev := e.evs[i]
 		if view, ok := e.continues(ev, ln, owners); ok {
 			e.absorb(ev, view, owners)
+			if ev.upsideDown {
+				e.closeEvent(i) // the head was its last line
+			}
 			return
 		}
 		e.closeEvent(i)
@@ -259,7 +286,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 				opens, k = true, kindUsage
 			}
 		case marker(o) == markLevel:
-			errLine = errLine || ln.Level >= LevelError || errorStartRE.Match(msg)
+			errLine = errLine || ln.Level >= LevelError && hasWord(msg) || errorStartRE.Match(msg)
 			word = true
 		case marker(o) == markWord:
 			word = true
@@ -370,6 +397,21 @@ func nativeOpening(msg []byte) (string, bool) {
 // line without an ExceptionGroup tree's margin).
 func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 	msg := ln.Msg
+	if ev.upFrames && !ev.traceback && ev.state == stAfterExc && ev.lines < maxEventLines && bytes.Contains(msg, tracebackHead) {
+		// The head of a traceback printed upside down (newest line
+		// first), perhaps in a record of its own ("Scheduler hit an
+		// exception: Traceback…"): its exception line and frames came
+		// before. The head says where and when it began.
+		ev.traceback, ev.upsideDown = true, true
+		if len(ln.Header.Time) > 0 {
+			ev.time = string(ln.Header.Time)
+		}
+		if r := cmp.Or(string(ln.Header.Ranks), string(ln.Rank)); r != "" {
+			ev.rank = r
+		}
+		ev.first = keep(msg)
+		return msg, true
+	}
 	if ln.Record || ev.lines >= maxEventLines {
 		return nil, false
 	}
@@ -397,7 +439,9 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			ev.state = stFrames
 			return msg, true
 		}
-		return msg, blank && ev.state == stChain
+		// A blank line may come between a thread's header or a chain
+		// line and its traceback (a double-spaced paste).
+		return msg, blank
 	case stFrames:
 		return e.frameLine(ev, msg, indented, blank)
 	case stAfterExc:
@@ -637,6 +681,16 @@ func opensEvent(msg []byte, owners []int32) bool {
 func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	if len(bytes.TrimSpace(view)) > 0 {
 		ev.end = e.line // a trailing blank line is not part of the event
+	}
+	if ev.state == stAfterExc && !ev.traceback {
+		// The frames of a traceback printed upside down, after its
+		// exception line; the innermost comes first.
+		if t := bytes.TrimLeft(view, " \t"); len(t) < len(view) && bytes.HasPrefix(t, framePrefix) {
+			ev.upFrames = true
+			if ev.lastFrame == "" {
+				ev.lastFrame = keep(t)
+			}
+		}
 	}
 	ev.lines++
 	for _, o := range owners {

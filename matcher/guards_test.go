@@ -217,3 +217,47 @@ func TestCarriedExceptionClass(t *testing.T) {
 		})
 	}
 }
+
+// A syslog or journald prefix is taken off: the process is the stream,
+// the time the line's time when the message has none of its own.
+func TestSyslogPrefix(t *testing.T) {
+	tests := []struct{ line, stream, time, msg string }{
+		{"Mar 14 06:20:14 gpu-node-4 python3[5113]:   File \"x.py\", line 1, in f", "python3[5113]", "Mar 14 06:20:14", "  File \"x.py\", line 1, in f"},
+		{"Mar  4 06:20:14.123456 gpu-node-4 python3[5113]: [2026-03-04 06:20:14 TP1] Load weight begin", "python3[5113]", "2026-03-04 06:20:14", "Load weight begin"},
+		{"Jan 02 11:00:03 gpu01 systemd[1]: sglang.service: Failed with result 'signal'.", "systemd[1]", "Jan 02 11:00:03", "sglang.service: Failed with result 'signal'."},
+		{"Jan 02 11:00:03 gpu01 kernel: Out of memory: Killed process 4471 (python3)", "kernel", "Jan 02 11:00:03", "Out of memory: Killed process 4471 (python3)"},
+		{"Mar 14 is when the server stopped: nobody knows why", "", "", "Mar 14 is when the server stopped: nobody knows why"},
+		{"Mar 14 06:20:14 gpu-node-4 python3[51x3]: x", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			ln := ParseLine([]byte(tt.line))
+			if string(ln.Stream) != tt.stream || (tt.stream != "" && (string(ln.Header.Time) != tt.time || string(ln.Msg) != tt.msg)) {
+				t.Errorf("stream %q time %q msg %q", ln.Stream, ln.Header.Time, ln.Msg)
+			}
+		})
+	}
+}
+
+// A timestamp followed by a level, in the shapes loggers print it.
+func TestStampedLevels(t *testing.T) {
+	tests := []struct {
+		line  string
+		level Level
+		msg   string
+	}{
+		{"2026-04-05 16:50:30,214 - CUTE_DSL - WARNING - [handle_import_error] Unexpected error during package walk", LevelWarning, "[handle_import_error] Unexpected error during package walk"},
+		{"2026-04-05 16:50:30,214 - ERROR - the worker died", LevelError, "the worker died"},
+		{"2026-04-05 16:50:30,214 [INFO] sglang.srt.managers.scheduler: load done", LevelInfo, "sglang.srt.managers.scheduler: load done"},
+		{"2025-04-07T19:13:52.123Z ERROR smg::routers::http::pd_router: src/routers/pd.rs:172: boom", LevelError, "smg::routers::http::pd_router: src/routers/pd.rs:172: boom"},
+		{"2026-04-05 16:50:30,214 - a name with spaces - ERROR - x", LevelNone, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			ln := ParseLine([]byte(tt.line))
+			if ln.Level != tt.level || (tt.level != LevelNone && string(ln.Msg) != tt.msg) {
+				t.Errorf("level %v msg %q", ln.Level, ln.Msg)
+			}
+		})
+	}
+}

@@ -35,6 +35,8 @@ type Line struct {
 	Level Level
 	// Msg is the message: the line without any of the above.
 	Msg []byte
+
+	stamp []byte // a syslog prefix's time, for a line with no header of its own
 }
 
 // ParseLine takes a normalized line apart: first the prefixes some
@@ -44,11 +46,24 @@ type Line struct {
 // It does not allocate; the parts are sub-slices of line.
 func ParseLine(line []byte) Line {
 	var l Line
+	parseRecord(&l, cutStreams(&l, line))
+	return l
+}
+
+// cutStreams takes the prefixes that name a line's writer off it (a
+// platform timestamp, a compose service or srun task label, a Ray actor, a
+// torchrun rank) into l and returns the rest of the line.
+func cutStreams(l *Line, line []byte) []byte {
 	orig := line
 	at := func(rest []byte) int { return len(orig) - len(rest) }
 	streamStart, streamEnd := -1, -1
 	line = trimPlatformStamp(line)
-	if svc, rest, ok := cutCompose(line); ok {
+	if tag, rest, ok := cutSyslog(line); ok {
+		streamEnd = at(rest) - len(": ")
+		streamStart = streamEnd - len(tag)
+		l.stamp = syslogStamp(line)
+		line = rest
+	} else if svc, rest, ok := cutCompose(line); ok {
 		streamStart, streamEnd = at(line), at(line)+len(svc)
 		line = trimPlatformStamp(rest)
 	} else if task, rest, ok := cutTaskLabel(line); ok {
@@ -72,14 +87,22 @@ func ParseLine(line []byte) Line {
 	if streamStart >= 0 {
 		l.Stream = orig[streamStart:streamEnd]
 	}
+	return line
+}
+
+// parseRecord takes the record header (sglang's, glog, torch, a level
+// word, NCCL) off what cutStreams left of a line into l.
+func parseRecord(l *Line, line []byte) {
 	line = unglue(line)
 	l.Header, line = SplitHeader(line)
 	l.Record = len(l.Header.Time) > 0 || len(l.Header.Ranks) > 0
+	if len(l.Header.Time) == 0 {
+		l.Header.Time = l.stamp
+	}
 	if lvl, rest, ok := cutLevel(line); ok {
 		l.Level, l.Record, line = lvl, true, rest
 	}
 	l.Msg = line
-	return l
 }
 
 // trimPlatformStamp drops an RFC 3339 timestamp that a platform put before
@@ -150,6 +173,70 @@ func cutCompose(line []byte) (svc, rest []byte, ok bool) {
 	}
 	return line[:i], line[j+2:], true
 }
+
+// cutSyslog takes off a syslog or journald prefix, "Mar 14 06:20:15
+// gpu-node-4 python3[5113]: ": tag is the process, "python3[5113]", so
+// that the lines of two processes never join one event.
+func cutSyslog(line []byte) (tag, rest []byte, ok bool) {
+	if len(line) < 20 || !isUpper(line[0]) || !isLower(line[1]) || !isLower(line[2]) || line[3] != ' ' {
+		return nil, line, false
+	}
+	i := 4
+	if line[i] == ' ' {
+		i++ // a day of one digit is padded
+	}
+	for n := 0; n < 2 && i < len(line) && isDigit(line[i]); n++ {
+		i++
+	}
+	if i+9 > len(line) || line[i] != ' ' || !isDigit(line[i+1]) || line[i+3] != ':' || line[i+6] != ':' {
+		return nil, line, false
+	}
+	i += 9
+	for i < len(line) && (isDigit(line[i]) || line[i] == '.') {
+		i++ // fractions of a second
+	}
+	if i >= len(line) || line[i] != ' ' {
+		return nil, line, false
+	}
+	i++
+	host := i
+	for i < len(line) && line[i] != ' ' {
+		i++
+	}
+	if i == host || i >= len(line) {
+		return nil, line, false
+	}
+	i++
+	start := i
+	for i < len(line) && line[i] != ' ' && line[i] != ':' && line[i] != '[' {
+		i++
+	}
+	if i == start || i >= len(line) {
+		return nil, line, false
+	}
+	if line[i] == '[' {
+		for i++; i < len(line) && isDigit(line[i]); i++ {
+		}
+		if i >= len(line) || line[i] != ']' {
+			return nil, line, false
+		}
+		i++
+	}
+	if i+1 >= len(line) || line[i] != ':' || line[i+1] != ' ' {
+		return nil, line, false
+	}
+	return line[start:i], line[i+2:], true
+}
+
+// syslogStamp is the time of a line cutSyslog took apart: "Mar 14
+// 06:20:15".
+func syslogStamp(line []byte) []byte {
+	i := bytes.IndexByte(line[7:], ' ')
+	return line[:7+i]
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
 
 // endsInReplica reports whether a container name ends in "-N" or "_N".
 func endsInReplica(name []byte) bool {
@@ -337,7 +424,7 @@ func rustHeader(b []byte) (Level, int) {
 		return LevelNone, 0
 	}
 	i := n
-	if b[i] == '.' {
+	if b[i] == '.' || b[i] == ',' {
 		i++
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			i++
@@ -349,10 +436,46 @@ func rustHeader(b []byte) (Level, int) {
 	for i < len(b) && b[i] == ' ' {
 		i++
 	}
-	for _, w := range levelWords {
-		if bytes.HasPrefix(b[i:], []byte(w.word)) && i+len(w.word) < len(b) && b[i+len(w.word)] == ' ' {
-			return w.level, i + len(w.word) + 1
+	if lvl, m := stampedLevel(b[i:]); m > 0 {
+		return lvl, i + m
+	}
+	return LevelNone, 0
+}
+
+// stampedLevel reads the level that follows a timestamp in the shapes
+// loggers print it: "ERROR msg" (Rust tracing), "[ERROR] msg", and Python
+// logging's "- ERROR - msg" or "- name - ERROR - msg". It returns the
+// length of what it read, or 0.
+func stampedLevel(b []byte) (Level, int) {
+	word := func(b []byte, after string) (Level, int) {
+		for _, w := range levelWords {
+			if bytes.HasPrefix(b, []byte(w.word)) && bytes.HasPrefix(b[len(w.word):], []byte(after)) {
+				return w.level, len(w.word) + len(after)
+			}
 		}
+		return LevelNone, 0
+	}
+	if lvl, n := word(b, " "); n > 0 {
+		return lvl, n
+	}
+	if len(b) > 0 && b[0] == '[' {
+		if lvl, n := word(b[1:], "] "); n > 0 {
+			return lvl, 1 + n
+		}
+	}
+	if !bytes.HasPrefix(b, []byte("- ")) {
+		return LevelNone, 0
+	}
+	if lvl, n := word(b[2:], " - "); n > 0 {
+		return lvl, 2 + n
+	}
+	// A logger's name first: one word, then the level.
+	j := bytes.Index(b[2:], []byte(" - "))
+	if j <= 0 || j > 64 || bytes.IndexByte(b[2:2+j], ' ') >= 0 {
+		return LevelNone, 0
+	}
+	if lvl, n := word(b[2+j+3:], " - "); n > 0 {
+		return lvl, 2 + j + 3 + n
 	}
 	return LevelNone, 0
 }
@@ -389,9 +512,23 @@ func levelWord(b []byte) (Level, int) {
 			if j := bytes.Index(b[i:], []byte("] ")); j > 0 {
 				return w.level, i + j + 2
 			}
+		case b[i] == ' ' && rustTarget(b[i+1:]):
+			// Rust tracing after a platform stamp: "ERROR smg::routers::pd: msg".
+			return w.level, i + 1
 		}
 	}
 	return LevelNone, 0
+}
+
+// rustTarget reports whether b starts with a Rust module path and a
+// colon, "smg::routers::http::pd_router: ", or a tracing span.
+func rustTarget(b []byte) bool {
+	j := bytes.IndexByte(b, ' ')
+	if j < 0 {
+		return false
+	}
+	tok := b[:j]
+	return bytes.Contains(tok, []byte("::")) && tok[len(tok)-1] == ':' || bytes.HasPrefix(tok, []byte("http_request{"))
 }
 
 // ncclHeader returns the length of NCCL's "host:pid:tid [dev] NCCL " prefix.

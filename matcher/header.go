@@ -1,0 +1,456 @@
+package matcher
+
+import (
+	"bytes"
+	"math/bits"
+)
+
+// A learnt header is a prefix that a collector or logger ParseLine does not
+// know by name puts before every line of an input: journald's
+// "Sep 09 17:04:17 host python[41231]: ", stern's "pod container ", a
+// worker logger's "(Worker pid=1) ERROR 07-01 02:36:18 [file.py:870] ", a
+// Markdown quote's "> ". The engine learns it from the lines themselves.
+//
+// A line proposes a header when something that starts log content (a
+// traceback head, a `File "…"` frame, an exception line, sglang's header)
+// comes after a prefix that ParseLine could not take off, or that it read
+// as a record header of its own (so that every line of a traceback would
+// start a new record). The prefix is reduced to its shape: digit runs and
+// level words become one token each, long words another, short words and
+// punctuation stay as they are. The engine then holds the proposing line
+// and the lines after it back, unassembled, until hdrRepeats of hdrWindow
+// consecutive lines carry the shape (the header is learnt, and the held
+// lines are assembled without it) or too many do not (they are assembled
+// as they are). A learnt header is taken off every line that carries it,
+// before ParseLine's record headers, and its time, level and rank go to the
+// line; it is forgotten once hdrRepeats of the last hdrWindow lines the
+// engine looked at do not carry it. Only while a header is proposed does the
+// engine look at every line; a line that no needle points at and no event
+// waits for is still only counted, header or not.
+const (
+	// maxHeader bounds the bytes of a line a header may span, and so the
+	// work of looking at a line.
+	maxHeader = 96
+	// hdrWindow and hdrRepeats: a header is learnt when hdrRepeats of
+	// hdrWindow consecutive lines carry it, and forgotten when hdrRepeats
+	// of the last hdrWindow do not.
+	hdrWindow  = 4
+	hdrRepeats = 3
+	// maxHeld bounds the lines held while a proposal is judged: blank lines
+	// count for neither side.
+	maxHeld = 2 * hdrWindow
+)
+
+// Tokens of a shape that stand for a run of input bytes.
+const (
+	shDigits byte = 1 // a run of digits
+	shLevel  byte = 2 // a level word: ERROR, INFO…
+	shWord   byte = 3 // a word longer than maxShortWord letters
+)
+
+// maxShortWord is the longest word a shape keeps as it is: host names,
+// program and container names stay, so that two streams differ.
+const maxShortWord = 12
+
+// shape is the token form of a line's first maxHeader bytes.
+type shape struct {
+	b   [maxHeader]byte
+	end [maxHeader]uint8 // input offset after each token
+	n   int
+}
+
+// of tokenises the start of line.
+func (s *shape) of(line []byte) {
+	s.n = 0
+	lim := min(len(line), maxHeader)
+	for i := 0; i < lim; {
+		c := line[i]
+		j := i + 1
+		switch {
+		case c >= '0' && c <= '9':
+			for j < lim && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			s.push(shDigits, j)
+		case isLetter(c):
+			for j < lim && isLetter(line[j]) {
+				j++
+			}
+			switch {
+			case wordLevel(line[i:j]) != LevelNone:
+				s.push(shLevel, j)
+			case j-i > maxShortWord:
+				s.push(shWord, j)
+			default:
+				for k := i; k < j; k++ {
+					s.push(line[k], k+1)
+				}
+			}
+		default:
+			s.push(c, j)
+		}
+		i = j
+	}
+}
+
+func (s *shape) push(tok byte, end int) {
+	s.b[s.n], s.end[s.n] = tok, uint8(end)
+	s.n++
+}
+
+// prefixOf reports how many bytes of the line whose shape is t the header
+// of shape s spans, or -1 when t does not start with s. A line that is the
+// header alone, without its last space, carries it too (an empty line of
+// the stream).
+func (s *shape) prefixOf(t *shape) int {
+	switch {
+	case t.n >= s.n && s.n > 0 && bytes.Equal(t.b[:s.n], s.b[:s.n]):
+		return int(t.end[s.n-1])
+	case t.n == s.n-1 && t.n > 0 && s.b[s.n-1] == ' ' && bytes.Equal(t.b[:t.n], s.b[:t.n]):
+		return int(t.end[t.n-1])
+	}
+	return -1
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// wordLevel returns the level a whole word names, or LevelNone.
+func wordLevel(w []byte) Level {
+	for _, l := range levelWords {
+		if string(w) == l.word {
+			return l.level
+		}
+	}
+	return LevelNone
+}
+
+// headerLearner is an engine's learnt or proposed header.
+type headerLearner struct {
+	learnt    bool
+	hdr       shape  // the learnt header
+	hist      uint8  // carried (1) or not (0), the last lines first
+	proposing bool   // lines are held while prop is judged
+	prop      shape  // the proposed header
+	carried   int    // held lines that carry prop
+	missed    int    // held lines that do not
+	cur       shape  // scratch: the shape of the line at hand
+	rank      []byte // scratch: "rank" and the header's rank number
+}
+
+// watching reports whether the engine must look at every line: while a
+// proposal is judged. A learnt header is judged on the lines the engine
+// looks at anyway.
+func (h *headerLearner) watching() bool { return h.proposing }
+
+// cut takes the learnt header off rest, the line after its stream
+// prefixes, and notes whether the line carried it. It returns the header
+// and the rest of the line.
+func (h *headerLearner) cut(rest []byte) (hdr, body []byte, ok bool) {
+	if isBlank(rest) {
+		return nil, rest, false
+	}
+	h.cur.of(rest)
+	n := h.hdr.prefixOf(&h.cur)
+	h.hist <<= 1
+	if n >= 0 {
+		h.hist |= 1
+	}
+	if bits.OnesCount8(h.hist&(1<<hdrWindow-1)) <= hdrWindow-hdrRepeats {
+		h.learnt = false // the header stopped
+	}
+	if n < 0 {
+		return nil, rest, false
+	}
+	return rest[:n], rest[n:], true
+}
+
+// fill gives a line whose learnt header was taken off the time, level and
+// rank the header states, where the rest of the line states none.
+func (h *headerLearner) fill(l *Line, hdr []byte) {
+	if len(l.Header.Time) == 0 {
+		l.Header.Time = stampIn(hdr)
+	}
+	if l.Level == LevelNone {
+		l.Level = levelIn(hdr)
+	}
+	if len(l.Rank) == 0 && len(l.Header.Ranks) == 0 {
+		d := rankIn(hdr)
+		if d == nil {
+			d = rankIn(l.Stream) // "(EngineWorker rank=2 pid=77)"
+		}
+		if d != nil {
+			h.rank = append(append(h.rank[:0], "rank"...), d...)
+			l.Rank = h.rank
+		}
+	}
+}
+
+// propose returns the length of the header a line proposes, or -1. rest
+// is the line after its stream prefixes and l the line parsed from it.
+func (h *headerLearner) propose(rest []byte, l *Line) int {
+	if len(l.Header.Time) > 0 || len(l.Header.Ranks) > 0 {
+		return -1 // sglang's own header: ParseLine knows it
+	}
+	n := contentStart(rest)
+	if n < 0 {
+		return -1
+	}
+	// ParseLine took off less than the prefix, or took it as a record
+	// header: a header on every line of a traceback is not a new record
+	// on every line.
+	if taken := len(rest) - len(l.Msg); taken >= n && !l.Record {
+		return -1
+	}
+	// An ExceptionGroup's tree margin ("    | ") is part of the traceback.
+	if len(bytes.Trim(rest[:n], " |+")) == 0 {
+		return -1
+	}
+	h.prop.of(rest[:n])
+	if h.prop.n < 2 || h.prop.b[h.prop.n-1] != ' ' {
+		return -1
+	}
+	h.proposing, h.carried, h.missed = true, 1, 0
+	return n
+}
+
+// judge notes whether a held line carries the proposed header and reports
+// whether the proposal is decided: learnt or given up.
+func (h *headerLearner) judge(rest []byte) (decided bool) {
+	if !isBlank(rest) {
+		h.cur.of(rest)
+		if h.prop.prefixOf(&h.cur) >= 0 {
+			h.carried++
+		} else {
+			h.missed++
+		}
+	}
+	switch {
+	case h.carried >= hdrRepeats:
+		h.learnt, h.hdr, h.hist = true, h.prop, 1<<hdrWindow-1
+	case h.missed > hdrWindow-hdrRepeats:
+	default:
+		return false
+	}
+	h.proposing = false
+	return true
+}
+
+// giveUp ends a proposal undecided, at the end of input.
+func (h *headerLearner) giveUp() {
+	h.proposing = false
+}
+
+func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// contentStart returns where log content starts in a line that has a
+// prefix before it: a traceback head, a frame, sglang's header, an
+// exception line. The prefix must end in a space; a frame's indentation
+// stays with the frame.
+func contentStart(b []byte) int {
+	w := b[:min(len(b), maxHeader+len(tracebackHead))]
+	best := -1
+	take := func(i int) {
+		if i > 0 && i <= maxHeader && w[i-1] == ' ' && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	if i := bytes.Index(w, tracebackHead); i > 0 {
+		take(i)
+	}
+	if i := bytes.Index(w, framePrefix); i > 0 && bytes.Contains(w[i:], []byte(`", line `)) {
+		j := i
+		for j > 0 && w[j-1] == ' ' {
+			j--
+		}
+		if j > 0 {
+			take(j + 1)
+		}
+	}
+	if i := bytes.Index(w, []byte(" [20")); i >= 0 && len(w) > i+21 && isStamp(w[i+2:i+21]) {
+		take(i + 1)
+	}
+	if i := excStart(w); i > 0 {
+		take(i)
+	}
+	return best
+}
+
+// excStart returns where an exception line ("pkg.SomeError: message")
+// starts after a space in b, or -1.
+func excStart(b []byte) int {
+	for _, suffix := range [...]string{"Error", "Exception"} {
+		off := 0
+		for {
+			i := bytes.Index(b[off:], []byte(suffix))
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(suffix)
+			if off < len(b) && b[off] != ':' {
+				continue
+			}
+			s := i
+			for s > 0 && (isNameByte(b[s-1]) && b[s-1] != '-' && b[s-1] != '*') {
+				s--
+			}
+			if s > 0 && b[s-1] == ' ' && isLetter(b[s]) && bareException(b[s:]) {
+				return s
+			}
+		}
+	}
+	return -1
+}
+
+// stampIn returns the date and time a header states: the run around its
+// first clock ("17:04:17"), with the date before it and the fraction and
+// zone after it.
+func stampIn(h []byte) []byte {
+	c := -1
+	for i := 0; i+8 <= len(h); i++ {
+		if isClock(h[i : i+8]) {
+			c = i
+			break
+		}
+	}
+	if c < 0 {
+		return nil
+	}
+	s := c
+	for s > 0 {
+		p := h[s-1]
+		if p >= '0' && p <= '9' || p == '-' || p == '/' || p == 'T' || p == ' ' && s > 1 && (h[s-2] >= '0' && h[s-2] <= '9') {
+			s--
+			continue
+		}
+		break
+	}
+	// A month name before the day: "Sep 09 17:04:17".
+	if s >= 4 && h[s-1] == ' ' && isLetter(h[s-2]) && isLetter(h[s-3]) && isLetter(h[s-4]) && (s == 4 || !isLetter(h[s-5])) {
+		s -= 4
+	}
+	for s < c && (h[s] == ' ' || h[s] == 'T' || h[s] == '-' || h[s] == '/') {
+		s++
+	}
+	e := c + 8
+	if e < len(h) && (h[e] == '.' || h[e] == ',') {
+		e++
+		for e < len(h) && h[e] >= '0' && h[e] <= '9' {
+			e++
+		}
+	}
+	if e < len(h) && h[e] == 'Z' {
+		e++
+	}
+	return h[s:e]
+}
+
+// levelIn returns the level a header states: a level word, or TensorRT-LLM's
+// "[E]".
+func levelIn(h []byte) Level {
+	for i := 0; i < len(h); {
+		if !isLetter(h[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(h) && isLetter(h[j]) {
+			j++
+		}
+		if l := wordLevel(h[i:j]); l != LevelNone {
+			return l
+		}
+		if j == i+1 && i > 0 && h[i-1] == '[' && j < len(h) && h[j] == ']' {
+			switch h[i] {
+			case 'E':
+				return LevelError
+			case 'W':
+				return LevelWarning
+			case 'F':
+				return LevelFatal
+			case 'I':
+				return LevelInfo
+			}
+		}
+		i = j
+	}
+	return LevelNone
+}
+
+// rankIn returns the number of a rank a header names: "rank=2", "RANK 0",
+// "rank3".
+func rankIn(h []byte) []byte {
+	for i := 0; i+4 < len(h); i++ {
+		if h[i]|0x20 != 'r' || !bytes.EqualFold(h[i:i+4], []byte("rank")) || i > 0 && isLetter(h[i-1]) {
+			continue
+		}
+		d := i + 4
+		if d < len(h) && (h[d] == '=' || h[d] == ' ' || h[d] == ':') {
+			d++
+		}
+		e := d
+		for e < len(h) && h[e] >= '0' && h[e] <= '9' {
+			e++
+		}
+		if e > d {
+			return h[d:e]
+		}
+	}
+	return nil
+}
+
+// heldLine is a line held back while a proposed header is judged.
+type heldLine struct {
+	n      int64
+	raw    []byte
+	owners []int32
+}
+
+// cutHeader takes the learnt header, if there is one, off rest.
+func (e *Engine) cutHeader(rest []byte) (hdr, body []byte, ok bool) {
+	if !e.hdr.learnt {
+		return nil, rest, false
+	}
+	return e.hdr.cut(rest)
+}
+
+// hold keeps a line back while a proposed header is judged; once it is
+// decided, the held lines are assembled in order.
+func (e *Engine) hold(raw []byte, owners []int32) {
+	i := len(e.held)
+	if i < cap(e.held) {
+		e.held = e.held[:i+1]
+	} else {
+		e.held = append(e.held, heldLine{})
+	}
+	h := &e.held[i]
+	h.n = e.line
+	h.raw = append(h.raw[:0], raw...)
+	h.owners = append(h.owners[:0], owners...)
+	if i == 0 {
+		return // the line that proposed the header carries it
+	}
+	e.hnorm = Normalize(e.hnorm[:0], raw)
+	var l Line
+	rest := cutStreams(&l, e.hnorm)
+	if e.hdr.judge(rest) {
+		e.replay()
+	} else if len(e.held) >= maxHeld {
+		e.hdr.giveUp()
+		e.replay()
+	}
+}
+
+// replay assembles the held lines, each under its own line number.
+func (e *Engine) replay() {
+	cur := e.line
+	e.replaying = true
+	for i := range e.held {
+		h := &e.held[i]
+		e.line = h.n
+		e.processLine(h.raw, h.owners)
+	}
+	e.replaying = false
+	e.held = e.held[:0]
+	e.line = cur
+}

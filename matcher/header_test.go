@@ -1,0 +1,316 @@
+package matcher
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// lines joins log lines, each ending in a newline.
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// withTime is brief with each occurrence's time and level-free fields.
+func withTime(os []Occurrence) string {
+	var b strings.Builder
+	for _, o := range os {
+		fmt.Fprintf(&b, "%s %d-%d rank=%q time=%q exc=%q msg=%q\n", o.ID, o.Line, o.EndLine, o.Rank, o.Time, o.Exception, o.Message)
+	}
+	return b.String()
+}
+
+// prefixed puts a header before each line of a traceback, as a collector
+// or logger does.
+func prefixed(hdr string, ls ...string) string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = hdr + l
+	}
+	return lines(out...)
+}
+
+// A traceback with a 3.11 caret line under a source line, and a message.
+var keyErrorTB = []string{
+	"Traceback (most recent call last):",
+	`  File "/opt/app/loader.py", line 88, in load_weights`,
+	"    param = params_dict[name]",
+	"            ~~~~~~~~~~~^^^^^^",
+	"KeyError: 'lm_head.weight_scale'",
+}
+
+// TestLearntHeaders reads tracebacks whose every line carries the header
+// of a collector or logger that ParseLine does not know by name.
+func TestLearntHeaders(t *testing.T) {
+	m := testMatcher(t)
+	for _, tt := range headerShapes {
+		for _, piece := range []int{0, 1, 13} {
+			t.Run(fmt.Sprintf("%s/piece=%d", tt.name, piece), func(t *testing.T) {
+				if got := withTime(occurrences(t, m, tt.log, piece)); got != tt.want {
+					t.Errorf("got:\n%s\nwant:\n%s", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// headerShapes are logs in the shapes users post, with what the test
+// pack makes of them; they seed FuzzEngine too.
+var headerShapes = []struct {
+	name, log, want string
+}{
+	{
+		name: "journald",
+		log:  prefixed("Mar 14 06:20:31 gpu-node-4 python3[5120]: ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "journald around sglang's own header",
+		log: lines(
+			"Mar 14 06:20:30 gpu-node-4 python3[5120]: [2026-03-14 06:20:30 TP1] Load weight begin. avail mem=61.20 GB",
+			"Mar 14 06:20:31 gpu-node-4 python3[5120]: [2026-03-14 06:20:31 TP1] Scheduler hit an exception: Traceback (most recent call last):",
+			`Mar 14 06:20:31 gpu-node-4 python3[5120]:   File "/opt/app/loader.py", line 88, in load_weights`,
+			"Mar 14 06:20:31 gpu-node-4 python3[5120]:     param = params_dict[name]",
+			"Mar 14 06:20:31 gpu-node-4 python3[5120]:             ~~~~~~~~~~~^^^^^^",
+			"Mar 14 06:20:31 gpu-node-4 python3[5120]: KeyError: 'lm_head.weight_scale'",
+			"Mar 14 06:20:31 gpu-node-4 python3[5120]: ",
+			"Mar 14 06:20:32 gpu-node-4 python3[5099]: [2026-03-14 06:20:32] Received sigquit from a child process. It usually means the child failed.",
+		),
+		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+			`t/sigquit 8-8 rank="" time="2026-03-14 06:20:32" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n",
+	},
+	{
+		name: "stern",
+		log:  prefixed("llm-decode-6c9f7d-qx2lp sglang ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "kubectl logs --prefix",
+		log:  prefixed("[pod/llm-prefill-0/server] ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a worker logger's prefix on every line",
+		log:  prefixed("(Worker pid=312) ERROR 03-14 06:20:31 [executor.py:402] ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a worker logger's prefix with a rank",
+		log:  prefixed("(EngineWorker rank=2 pid=77) ERROR 03-14 06:20:31 [executor.py:402] ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="rank2" time="03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "cloud logging export",
+		log:  prefixed("ERROR 2026-03-14T06:20:31Z {} ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="2026-03-14T06:20:31Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "cloud logging export, newest line first",
+		log: lines(
+			"ERROR 2026-03-14T06:20:31Z {} KeyError: 'lm_head.weight_scale'",
+			"ERROR 2026-03-14T06:20:31Z {}             ~~~~~~~~~~~^^^^^^",
+			"ERROR 2026-03-14T06:20:31Z {}     param = params_dict[name]",
+			`ERROR 2026-03-14T06:20:31Z {}   File "/opt/app/loader.py", line 88, in load_weights`,
+			`ERROR 2026-03-14T06:20:31Z {}     load_weights(model)`,
+			`ERROR 2026-03-14T06:20:31Z {}   File "/opt/app/main.py", line 12, in <module>`,
+			"ERROR 2026-03-14T06:20:31Z {} Traceback (most recent call last):",
+			"INFO 2026-03-14T06:20:30Z {} Loading weights from /models/x",
+		),
+		want: `unknown/traceback 1-7 rank="" time="2026-03-14T06:20:31Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "tensorrt-llm",
+		log:  prefixed("[03/14/2026-06:20:31] [TRT-LLM] [RANK 3] [E] ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="rank3" time="03/14/2026-06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "the rust router's launcher",
+		log:  prefixed("[Router (Rust)] 2026-03-14 06:20:31 - WARN - ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "the rust router's tracing",
+		log:  prefixed("2026-03-14T06:20:31.120Z ERROR smg::routers::http::pd_router: src/routers/pd.rs:172: ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a quoted paste",
+		log: lines(
+			"> Traceback (most recent call last):",
+			`>   File "/opt/app/loader.py", line 88, in load_weights`,
+			">     param = params_dict[name]",
+			">             ~~~~~~~~~~~^^^^^^",
+			"> KeyError: 'lm_head.weight_scale'",
+			">",
+			"> During handling of the above exception, another exception occurred:",
+			">",
+			"> Traceback (most recent call last):",
+			`>   File "/opt/app/main.py", line 12, in <module>`,
+			"> RuntimeError: could not load the checkpoint",
+			"",
+			"Any idea what is wrong?",
+		),
+		want: `unknown/traceback 1-11 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "double-spaced paste",
+		log: lines(
+			"[2026-03-14 06:20:30] Prefill batch, #new-seq: 1",
+			"",
+			"[2026-03-14 06:20:30] Decode batch, #running-req: 1",
+			"",
+			"Exception in thread Thread-7 (transfer_worker):",
+			"",
+			"Traceback (most recent call last):",
+			"",
+			`  File "/opt/app/conn.py", line 30, in transfer_worker`,
+			"",
+			"    self.send(chunk)",
+			"",
+			"ImportError:",
+			"",
+			"libibverbs.so.1: cannot open shared object file",
+			"",
+			"[2026-03-14 06:20:31] Decode batch, #running-req: 0",
+			"",
+			"Traceback (most recent call last):",
+			"",
+			`  File "/opt/app/conn.py", line 52, in send`,
+			"",
+			"RuntimeError: transfer of room 42 failed:",
+			"",
+			"the peer at 10.0.0.7:17001 closed the connection",
+			"",
+			"[2026-03-14 06:20:32] Decode batch, #running-req: 0",
+		),
+		want: `unknown/traceback 5-15 rank="" time="" exc="ImportError" msg="libibverbs.so.1: cannot open shared object file"` + "\n" +
+			`unknown/traceback 19-25 rank="" time="" exc="RuntimeError" msg="transfer of room 42 failed:"` + "\n",
+	},
+	{
+		name: "JSON lines, one line of the traceback each",
+		log: lines(
+			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "Traceback (most recent call last):"}`,
+			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "  File \"/opt/app/loader.py\", line 88, in load_weights"}`,
+			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "    param = params_dict[name]"}`,
+			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "KeyError: 'lm_head.weight_scale'"}`,
+		),
+		want: `unknown/traceback 1-4 rank="" time="2026-03-14T06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a JSON line holding a whole traceback",
+		log: lines(
+			`{"time": "2026-03-14T06:20:30", "level": "INFO", "message": "Loading weights"}`,
+			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "load failed\nTraceback (most recent call last):\n  File \"/opt/app/loader.py\", line 88, in load_weights\n    param = params_dict[name]\nKeyError: 'lm_head.weight_scale'"}`,
+			`{"time": "2026-03-14T06:20:32", "level": "INFO", "message": "shutting down"}`,
+		),
+		want: `unknown/traceback 2-2 rank="" time="2026-03-14T06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "docker's json-file log",
+		log: prefixedJSON(`{"log":"`, `\n","stream":"stderr","time":"2026-03-14T06:20:31.5Z"}`,
+			"Traceback (most recent call last):",
+			`  File \"/opt/app/loader.py\", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			"KeyError: 'lm_head.weight_scale'"),
+		want: `unknown/traceback 1-4 rank="" time="2026-03-14T06:20:31.5Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	// Near misses.
+	{
+		name: "only two lines start alike",
+		log: lines(
+			"worker-3 ValueError: batch too large, retrying",
+			"worker-3 retry 1 ok",
+			"Traceback (most recent call last):",
+			`  File "/opt/app/main.py", line 12, in <module>`,
+			"KeyError: 'k'",
+		),
+		want: `unknown/traceback 3-5 rank="" time="" exc="KeyError" msg="'k'"` + "\n",
+	},
+	{
+		name: "sglang's headers already parse",
+		log: lines(
+			"[2026-03-14 06:20:31 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+			`  File "/opt/app/loader.py", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			"KeyError: 'lm_head.weight_scale'",
+			"[2026-03-14 06:20:31 TP0] Load weight end.",
+			"[2026-03-14 06:20:32 TP0] Load weight end.",
+			"[2026-03-14 06:20:33 TP0] Load weight end.",
+		),
+		want: `unknown/traceback 1-4 rank="TP0" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "an exception group's tree margin is not a header",
+		log: lines(
+			"  + Exception Group Traceback (most recent call last):",
+			`  |   File "/opt/app/main.py", line 12, in <module>`,
+			"  | ExceptionGroup: two ports (2 sub-exceptions)",
+			"  +-+---------------- 1 ----------------",
+			"    | Traceback (most recent call last):",
+			`    |   File "/opt/app/net.py", line 7, in bind`,
+			"    | OSError: port 30000 is taken",
+			"    +------------------------------------",
+		),
+		want: `unknown/traceback 1-8 rank="" time="" exc="OSError" msg="port 30000 is taken"` + "\n",
+	},
+	{
+		name: "an exception line followed by an unrelated traceback",
+		log: lines(
+			"ValueError: bad value",
+			"  hint: pass --x",
+			"Traceback (most recent call last):",
+			`  File "/opt/app/main.py", line 12, in <module>`,
+			"KeyError: 'k'",
+		),
+		want: `unknown/error 1-2 rank="" time="" exc="ValueError" msg="bad value"` + "\n" +
+			`unknown/traceback 3-5 rank="" time="" exc="KeyError" msg="'k'"` + "\n",
+	},
+}
+
+func prefixedJSON(open, close string, ls ...string) string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = open + l + close
+	}
+	return lines(out...)
+}
+
+// A header is forgotten once the lines stop carrying it.
+func TestLearntHeaderIsForgotten(t *testing.T) {
+	m := testMatcher(t)
+	var got []Occurrence
+	e := m.NewEngine("x", func(o Occurrence) { got = append(got, o) })
+	e.Write([]byte(prefixed("Mar 14 06:20:31 gpu-node-4 python3(5120) ", keyErrorTB...)))
+	if !e.hdr.learnt {
+		t.Fatal("the collector's header was not learnt")
+	}
+	e.Write([]byte(lines("Traceback (most recent call last):", `  File "/opt/app/main.py", line 12, in <module>`)))
+	if !e.hdr.learnt {
+		t.Fatal("the header was forgotten after two lines without it")
+	}
+	e.Write([]byte(lines("RuntimeError: could not load the checkpoint")))
+	if e.hdr.learnt {
+		t.Fatal("the header is still learnt after three of four lines without it")
+	}
+	e.Flush()
+	want := `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+		`unknown/traceback 6-8 rank="" time="" exc="RuntimeError" msg="could not load the checkpoint"` + "\n"
+	if s := withTime(got); s != want {
+		t.Errorf("got:\n%s\nwant:\n%s", s, want)
+	}
+}
+
+// Lines that carry a learnt header but match nothing allocate nothing.
+func TestNoAllocationPerLineUnderALearntHeader(t *testing.T) {
+	m := builtinMatcher(t)
+	const hdr = "Mar 14 06:20:31 gpu-node-4 python3(5120) "
+	e := m.NewEngine("x", func(Occurrence) {})
+	e.Write([]byte(prefixed(hdr, keyErrorTB...)))
+	line := []byte(hdr + "[2026-03-14 06:20:40 TP0] Decode batch, #running-req: 12, #token: 2048, gen throughput (token/s): 812.5\n")
+	e.Write(line)
+	e.Write(line)
+	if !e.hdr.learnt {
+		t.Fatal("the collector's header was not learnt")
+	}
+	if n := testing.AllocsPerRun(200, func() { e.Write(line) }); n != 0 {
+		t.Errorf("Write(%q): %v allocations per line, want 0", line, n)
+	}
+}

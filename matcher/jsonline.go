@@ -1,0 +1,225 @@
+package matcher
+
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// jsonLine reads a JSON-structured log line, one object per line:
+// {"time": "…", "level": "ERROR", "message": "…"} as Python's JSON
+// formatters write it, or docker's json-file {"log": "…\n", "time": "…"}.
+// The message is what the engine assembles, and the lines it holds when a
+// formatter escaped a whole traceback into it ("…\n  File \"x.py\"…") are
+// lines of their own, under the object's line number.
+type jsonLine struct {
+	text   []byte // the message, unescaped, each line ending in '\n'
+	time   []byte
+	level  Level
+	owners []int32
+}
+
+// The keys that name a record's message, time and level.
+var (
+	jsonMsgKeys   = [...]string{`"message"`, `"msg"`, `"log"`, `"textPayload"`}
+	jsonTimeKeys  = [...]string{`"time"`, `"timestamp"`, `"@timestamp"`, `"asctime"`, `"ts"`}
+	jsonLevelKeys = [...]string{`"level"`, `"severity"`, `"levelname"`}
+)
+
+// parse recognises a JSON object with a message and returns the message,
+// still escaped; the time and level are kept.
+func (j *jsonLine) parse(line []byte) ([]byte, bool) {
+	t := bytes.TrimSpace(line)
+	if len(t) < len(`{"msg":""}`) || t[0] != '{' || t[len(t)-1] != '}' {
+		return nil, false
+	}
+	var msg []byte
+	found := false
+	for _, k := range jsonMsgKeys {
+		if msg, found = jsonString(t, k); found {
+			break
+		}
+	}
+	if !found {
+		return nil, false
+	}
+	j.time = j.time[:0]
+	for _, k := range jsonTimeKeys {
+		if v, ok := jsonString(t, k); ok {
+			j.time = append(j.time, v...)
+			break
+		}
+	}
+	j.level = LevelNone
+	for _, k := range jsonLevelKeys {
+		if v, ok := jsonString(t, k); ok {
+			for _, w := range levelWords {
+				if bytes.EqualFold(v, []byte(w.word)) {
+					j.level = w.level
+				}
+			}
+			break
+		}
+	}
+	return msg, true
+}
+
+// fill gives a line of the message the record's time and level, where the
+// line states none of its own.
+func (j *jsonLine) fill(l *Line) {
+	if len(l.Header.Time) == 0 {
+		l.Header.Time = j.time
+	}
+	if l.Level == LevelNone {
+		l.Level = j.level
+	}
+}
+
+// jsonString returns the raw, still escaped, string value of key in obj.
+func jsonString(obj []byte, key string) ([]byte, bool) {
+	off := 0
+	for {
+		i := bytes.Index(obj[off:], []byte(key))
+		if i < 0 {
+			return nil, false
+		}
+		i += off + len(key)
+		off = i
+		for i < len(obj) && obj[i] == ' ' {
+			i++
+		}
+		if i >= len(obj) || obj[i] != ':' {
+			continue
+		}
+		for i++; i < len(obj) && obj[i] == ' '; i++ {
+		}
+		if i >= len(obj) || obj[i] != '"' {
+			continue
+		}
+		i++
+		for s := i; i < len(obj); i++ {
+			switch obj[i] {
+			case '\\':
+				i++
+			case '"':
+				return obj[s:i], true
+			}
+		}
+		return nil, false
+	}
+}
+
+// unescapeJSON appends the text of a JSON string's contents to dst.
+func unescapeJSON(dst, s []byte) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			dst = append(dst, '\n')
+		case 't':
+			dst = append(dst, '\t')
+		case 'r':
+			dst = append(dst, '\r')
+		case 'b', 'f':
+		case 'u':
+			r, n := jsonRune(s[i+1:])
+			if n == 0 {
+				dst = append(dst, '\\', 'u')
+				continue
+			}
+			i += n
+			dst = utf8.AppendRune(dst, r)
+		default:
+			dst = append(dst, s[i])
+		}
+	}
+	return dst
+}
+
+// jsonRune decodes the hex digits after "\u", with a surrogate pair's
+// second half, and returns the rune and the bytes read.
+func jsonRune(s []byte) (rune, int) {
+	r, ok := hex4(s)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r) && len(s) >= 10 && s[4] == '\\' && s[5] == 'u' {
+		if r2, ok := hex4(s[6:]); ok {
+			return utf16.DecodeRune(r, r2), 10
+		}
+	}
+	return r, 4
+}
+
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// feedJSON assembles the lines of a JSON record's message, each under the
+// record's line number.
+func (e *Engine) feedJSON(msg []byte) {
+	j := &e.json
+	j.text = unescapeJSON(j.text[:0], msg)
+	if n := len(j.text); n == 0 || j.text[n-1] != '\n' {
+		j.text = append(j.text, '\n')
+	}
+	if len(j.text) > MaxLine {
+		j.text = append(j.text[:MaxLine-1], '\n')
+	}
+	e.jcands, e.jscr = e.m.candidates(j.text, e.jcands[:0], e.jscr)
+	e.inJSON = true
+	defer func() { e.inJSON = false }()
+	pos, ci, n := 0, 0, 0
+	defer func() {
+		if n > 1 {
+			// A record that holds several lines is whole: its event
+			// ends with it.
+			e.CloseEvents()
+		}
+	}()
+	for ; pos < len(j.text); n++ {
+		end := pos + lineLen(j.text[pos:])
+		j.owners = j.owners[:0]
+		for ci < len(e.jcands) && e.jcands[ci].start < pos {
+			ci++
+		}
+		for ci < len(e.jcands) && e.jcands[ci].start == pos {
+			if o := e.jcands[ci].owner; !containsOwner(j.owners, o) {
+				j.owners = append(j.owners, o)
+			}
+			ci++
+		}
+		e.processLine(j.text[pos:end], j.owners)
+		pos = end + 1
+	}
+}
+
+func containsOwner(os []int32, o int32) bool {
+	for _, x := range os {
+		if x == o {
+			return true
+		}
+	}
+	return false
+}
