@@ -137,6 +137,7 @@ type Engine struct {
 	norm    []byte
 	framer  framer // cuts what Write gets into whole lines
 	prev    prevLine
+	quiet   quietWords
 	cands   []candidate
 	owners  []int32
 	scratch []byte

@@ -86,6 +86,38 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	e.prev = prevLine{no: e.line, len: len(e.norm), midWord: len(e.norm) > 0 && isWordByte(e.norm[len(e.norm)-1])}
 }
 
+// quietWords remembers the last messages with words of failure that their
+// own logger stated below error level, so that the same message printed
+// again by another handler without a level ("[time] Unexpected error
+// during …" after "… - WARNING - … Unexpected error during …") stays
+// what its logger said it is.
+type quietWords struct {
+	msgs [4][]byte
+	next int
+}
+
+// quietCopy is the shortest message taken for a copy of a quiet one.
+const quietCopy = 16
+
+func (q *quietWords) remember(msg []byte) {
+	q.msgs[q.next] = append(q.msgs[q.next][:0], msg...)
+	q.next = (q.next + 1) % len(q.msgs)
+}
+
+// repeats reports whether msg is the end of a remembered message.
+func (q *quietWords) repeats(msg []byte) bool {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) < quietCopy {
+		return false
+	}
+	for _, m := range q.msgs {
+		if bytes.HasSuffix(bytes.TrimSpace(m), msg) {
+			return true
+		}
+	}
+	return false
+}
+
 // prevLine is what the engine remembers of the last line it looked at, to
 // tell a line that a terminal or a copy hard-wrapped.
 type prevLine struct {
@@ -296,7 +328,16 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	}
 	// A line that says it failed, and that no record explains, is an
 	// error no record knows yet.
-	errLine = errLine || word && !explained && !config && saysError(msg, ln.Level)
+	if word && !explained && !config {
+		switch {
+		case ln.Level > LevelNone && ln.Level < LevelError:
+			// A message its logger itself calls a warning: a copy of it
+			// that another handler prints without a level is no error.
+			e.quiet.remember(msg)
+		case saysError(msg, ln.Level) && !e.quiet.repeats(msg):
+			errLine = true
+		}
+	}
 	if benign {
 		hits = hits[:0]
 	}

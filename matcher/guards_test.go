@@ -261,3 +261,22 @@ func TestStampedLevels(t *testing.T) {
 		})
 	}
 }
+
+// A message its own logger calls a warning is no error when another
+// handler prints it again without a level; one never said at a lower
+// level is.
+func TestWarningCopiedWithoutLevel(t *testing.T) {
+	m := testMatcher(t)
+	warn := "2026-04-05 16:47:59,431 - CUTE_DSL - WARNING - [handle_import_error] - Unexpected error during package walk: cutlass.cute.experimental\n"
+	copied := "[2026-04-05 16:47:59] Unexpected error during package walk: cutlass.cute.experimental\n"
+	other := "[2026-04-05 16:47:59] Unexpected error during graph capture: out of pages\n"
+	if got := occurrences(t, m, warn+copied, 0); len(got) != 0 {
+		t.Errorf("the copy of a warning is an error: %s", brief(got))
+	}
+	if got := occurrences(t, m, warn+other, 0); len(got) != 1 {
+		t.Errorf("another message after a warning: %s", brief(got))
+	}
+	if got := occurrences(t, m, copied, 0); len(got) != 1 {
+		t.Errorf("the message with no warning before it: %s", brief(got))
+	}
+}
