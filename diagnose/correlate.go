@@ -281,11 +281,15 @@ const wrapperGap = 3
 // sorted by before: the finding of the lowest cause rank, the earliest of
 // those. A wrapper repeats a cause inside its own message ("Prefill
 // transfer failed … with exception …") or introduces it: one seen after a
-// cause in the same input, or right before one, is reported as following
-// from it.
+// known cause in the same input, or right before one, is reported as
+// following from it. A line no record knows that says something failed,
+// right before or after a known cause ("EZ9999: Inner Error!" before the
+// line that names the error), is part of that incident, and follows from
+// it too.
 func link(sorted []*Finding) {
 	for _, w := range sorted {
-		if !w.wrapper {
+		unknown := w.Record == nil && w.ID == matcher.UnknownError
+		if !w.wrapper && !unknown {
 			continue
 		}
 		w.RootCause = true
@@ -293,10 +297,15 @@ func link(sorted []*Finding) {
 			if f == w || f.wrapper || !f.RootCause || f.Partial || f.Severity < patterns.SeverityError || f.src != w.src {
 				continue
 			}
-			if f.Line < w.Line || (f.Line > w.EndLine && f.Line-w.EndLine <= wrapperGap) {
-				w.RootCause = false
-				break
+			after := f.Line > w.EndLine && f.Line-w.EndLine <= wrapperGap
+			switch {
+			case w.wrapper && (f.Line < w.Line || after):
+			case unknown && f.Record != nil && (after || f.EndLine < w.Line && w.Line-f.EndLine <= wrapperGap):
+			default:
+				continue
 			}
+			w.RootCause = false
+			break
 		}
 	}
 	for _, s := range sorted {

@@ -262,3 +262,36 @@ func TestWrapperFollowsTheCauseItWraps(t *testing.T) {
 		})
 	}
 }
+
+// An unknown error line right next to a known cause is part of its
+// incident; one further away, or next to another unknown error, is a
+// cause of its own.
+func TestUnknownErrorNextToAKnownCause(t *testing.T) {
+	rec := &patterns.Record{ID: "known", Severity: patterns.SeverityError}
+	tests := []struct {
+		name      string
+		knownLine int64
+		known     bool
+		wantRoot  bool
+	}{
+		{"the known cause right after it", 11, true, false},
+		{"the known cause right before it", 8, true, false},
+		{"the known cause far away", 40, true, true},
+		{"another unknown error right after it", 11, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := &Finding{ID: matcher.UnknownError, key: "u", Line: 10, EndLine: 10, Severity: patterns.SeverityError, RootCause: true}
+			k := &Finding{ID: "known", key: "known", Line: tt.knownLine, EndLine: tt.knownLine, Severity: patterns.SeverityError, RootCause: true}
+			if tt.known {
+				k.Record = rec
+			} else {
+				k.ID, k.key = matcher.UnknownError, "u2"
+			}
+			order([]*Finding{u, k})
+			if u.RootCause != tt.wantRoot {
+				t.Errorf("root cause %v, want %v (symptom of %q)", u.RootCause, tt.wantRoot, u.SymptomOf)
+			}
+		})
+	}
+}

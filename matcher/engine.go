@@ -106,6 +106,7 @@ type event struct {
 	rank      string
 	first     string // message of the first line
 	config    Config // the server's configuration when the event began
+	openLevel Level  // the level the first line stated
 	level     Level  // level the first line states, or the level an error-like message implies
 	traceback bool
 	native    string // class of a C++ exception that ended the process, or "native"

@@ -392,6 +392,7 @@ func (e *Engine) newEvent(ln *Line) *event {
 		ev = &event{}
 	}
 	ev.key = keep(ln.Stream)
+	ev.openLevel = ln.Level
 	ev.start, ev.end, ev.lines = e.line, e.line, 1
 	ev.time, ev.first = string(ln.Header.Time), keep(ln.Msg)
 	ev.rank = string(ln.Header.Ranks)
@@ -453,7 +454,7 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 		ev.first = keep(msg)
 		return msg, true
 	}
-	if ln.Record || ev.lines >= maxEventLines {
+	if ev.lines >= maxEventLines || ln.Record && !tracebackRecord(ev, ln) {
 		return nil, false
 	}
 	indented := len(msg) > 0 && (msg[0] == ' ' || msg[0] == '\t')
@@ -542,6 +543,26 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 		return nil, false
 	}
 	return nil, false
+}
+
+// tracebackRecord reports whether a line that is a log record of its own
+// carries the next line of the traceback ev is in: a logger that prints
+// each line of a traceback as a record of the same level ("ERROR 12-05
+// 20:24:46 engine.py:366]   File …", "[time] ERROR:     raise KeyError(key)").
+func tracebackRecord(ev *event, ln *Line) bool {
+	if !ev.traceback || ln.Level == LevelNone || ln.Level != ev.openLevel {
+		return false
+	}
+	switch ev.state {
+	case stFrames, stAfterExc, stChain, stThread:
+	default:
+		return false
+	}
+	msg := ln.Msg
+	t := bytes.TrimLeft(msg, " \t")
+	return len(t) == 0 || len(t) < len(msg) || bytes.HasPrefix(t, framePrefix) ||
+		bytes.HasPrefix(t, tracebackHead) || bytes.Equal(t, duringHandling) || bytes.Equal(t, directCause) ||
+		looksLikeException(t)
 }
 
 // numberedFrame reports whether a line is a frame of a numbered native

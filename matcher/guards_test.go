@@ -280,3 +280,42 @@ func TestWarningCopiedWithoutLevel(t *testing.T) {
 		t.Errorf("the message with no warning before it: %s", brief(got))
 	}
 }
+
+// A logger that prints every line of a traceback as a record of its own,
+// at one level, still makes one traceback; a record of another level, or
+// one that is no part of a traceback, ends it.
+func TestTracebackPrintedAsRecords(t *testing.T) {
+	m := testMatcher(t)
+	tests := []struct {
+		name, log, want string
+	}{
+		{"vLLM's engine logger",
+			"ERROR 12-05 20:24:46 engine.py:366] Traceback (most recent call last):\n" +
+				"ERROR 12-05 20:24:46 engine.py:366]   File \"/x/models/utils.py\", line 10, in load\n" +
+				"ERROR 12-05 20:24:46 engine.py:366]     param = params_dict[name]\n" +
+				"ERROR 12-05 20:24:46 engine.py:366] KeyError: 'layers.0.mlp.down_proj.weight_scale'\n" +
+				"INFO 12-05 20:24:46 worker.py:120] Killing local worker processes\n",
+			"unknown/traceback 1-4 rank=\"\" exc=\"KeyError\" msg=\"'layers.0.mlp.down_proj.weight_scale'\"\n"},
+		{"a level word after sglang's header",
+			"[2026-02-26 15:56:59] ERROR: Traceback (most recent call last):\n" +
+				"[2026-02-26 15:56:59] ERROR:   File \"/x/configuration_auto.py\", line 1360, in from_pretrained\n" +
+				"[2026-02-26 15:56:59] ERROR:     config_class = CONFIG_MAPPING[config_dict[\"model_type\"]]\n" +
+				"[2026-02-26 15:56:59] ERROR: KeyError: 'glm_moe_dsa'\n" +
+				"[2026-02-26 15:56:59] ERROR: \n",
+			"unknown/traceback 1-4 rank=\"\" exc=\"KeyError\" msg=\"'glm_moe_dsa'\"\n"},
+		{"a record of its own ends it",
+			"ERROR 12-05 20:24:46 engine.py:366] Traceback (most recent call last):\n" +
+				"ERROR 12-05 20:24:46 engine.py:366]   File \"/x/models/utils.py\", line 10, in load\n" +
+				"ERROR 12-05 20:24:46 engine.py:366] KeyError: 'w'\n" +
+				"ERROR 12-05 20:24:47 api.py:12] the request could not be served\n",
+			"unknown/traceback 1-3 rank=\"\" exc=\"KeyError\" msg=\"'w'\"\n" +
+				"unknown/error 4-4 rank=\"\" exc=\"\" msg=\"the request could not be served\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := brief(occurrences(t, m, tt.log, 0)); got != tt.want {
+				t.Errorf("got:\n%swant:\n%s", got, tt.want)
+			}
+		})
+	}
+}

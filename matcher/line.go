@@ -500,9 +500,17 @@ func levelWord(b []byte) (Level, int) {
 		i := len(w.word)
 		switch {
 		case b[i] == ':' && b[i+1] == ' ':
-			for i++; i < len(b) && b[i] == ' '; i++ {
+			// uvicorn pads "LEVEL:" so that messages start at column 10;
+			// Python logging puts one space, and what follows it (the
+			// indentation of a traceback's line) is the message's.
+			n := 0
+			for i+1+n < len(b) && b[i+1+n] == ' ' {
+				n++
 			}
-			return w.level, i
+			if n == max(1, 9-len(w.word)) {
+				return w.level, i + 1 + n
+			}
+			return w.level, i + 2
 		case b[i] == ':' && isNameByte(b[i+1]):
 			// Python logging's default "LEVEL:logger:msg".
 			if j := bytes.IndexByte(b[i+1:], ':'); j > 0 && bytes.IndexByte(b[i+1:i+1+j], ' ') < 0 {
