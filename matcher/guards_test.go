@@ -319,3 +319,55 @@ func TestTracebackPrintedAsRecords(t *testing.T) {
 		})
 	}
 }
+
+// A record whose literal a healthy server prints over and over is a
+// lint problem: its prefilter saves no work.
+func TestLintFindsBusyLiterals(t *testing.T) {
+	recs, err := patterns.ParseYAML("busy.yaml", []byte(`
+- id: t/health-5xx
+  title: health 5xx
+  severity: error
+  match: {regex: '"GET /health HTTP/[\d.]+" 5\d\d'}
+  tests: {match: ['"GET /health HTTP/1.1" 503']}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack, err := patterns.NewPack(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	healthy := func(every int) string {
+		var b strings.Builder
+		for i := range 400 {
+			if i%every == 0 {
+				b.WriteString("[2026-03-02 14:07:55] INFO:     10.0.0.1:4711 - \"GET /health HTTP/1.1\" 200 OK\n")
+			} else {
+				fmt.Fprintf(&b, "[2026-03-02 14:07:55 TP0] Decode batch, #running-req: %d, #token: 2048\n", i)
+			}
+		}
+		return b.String()
+	}
+	busy := func(log string) bool {
+		ps, _, err := m.LintHealthy(strings.NewReader(log), "h.log", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if strings.Contains(p.What, "its literal is in") {
+				return true
+			}
+		}
+		return false
+	}
+	if !busy(healthy(10)) {
+		t.Error("a literal in one line of ten is not reported")
+	}
+	if busy(healthy(100)) {
+		t.Error("a literal in one line of a hundred is reported")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/tailfix/tailfix/patterns"
 )
@@ -48,9 +49,20 @@ func (m *Matcher) LintHealthy(r io.Reader, name string, quiet map[string]bool) (
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, MaxLine+1)
 	n := 0
+	proposed := make(map[int32]int) // lines each record's needle proposed
+	var cands []candidate
+	var scratch []byte
 	for sc.Scan() {
 		n++
 		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
+		cands, scratch = m.candidates(append(line, '\n'), cands[:0], scratch)
+		seen := -1
+		for _, c := range cands {
+			if c.owner >= 0 && int(c.owner) != seen {
+				proposed[c.owner]++
+				seen = int(c.owner)
+			}
+		}
 		for _, rec := range m.MatchLine(line) {
 			if rec.Severity >= patterns.SeverityError {
 				problems = append(problems, patterns.Problem{Record: rec,
@@ -63,8 +75,27 @@ func (m *Matcher) LintHealthy(r io.Reader, name string, quiet map[string]bool) (
 	if err := sc.Err(); err != nil {
 		return problems, n, fmt.Errorf("after line %d: %w", n, err)
 	}
-	return problems, n, nil
+	// A needle that a healthy server prints over and over makes every one
+	// of those lines a candidate to confirm: the prefilter stops saving
+	// work. It is a problem when it proposes more than one line in
+	// busyNeedle of a long enough log.
+	var busy []patterns.Problem
+	for o, k := range proposed {
+		if n >= busyNeedleMin && k*busyNeedle > n {
+			busy = append(busy, patterns.Problem{Record: m.pats[o].rec,
+				What: fmt.Sprintf("its literal is in %d of the %d lines of the healthy log %s: match a rarer part of the message", k, n, name)})
+		}
+	}
+	slices.SortFunc(busy, func(a, b patterns.Problem) int { return strings.Compare(a.Record.ID, b.Record.ID) })
+	return append(problems, busy...), n, nil
 }
+
+// A record's literal may be in at most one line in busyNeedle of a healthy
+// log of at least busyNeedleMin lines.
+const (
+	busyNeedle    = 50
+	busyNeedleMin = 200
+)
 
 // clipRunes shortens s to at most n runes.
 func clipRunes(s string, n int) string {
