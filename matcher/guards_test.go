@@ -371,3 +371,43 @@ func TestLintFindsBusyLiterals(t *testing.T) {
 		t.Error("a literal in one line of a hundred is reported")
 	}
 }
+
+// A line a benign record explains is no lint problem, and no finding,
+// whatever other record matches it too.
+func TestBenignLineWinsOverOtherRecords(t *testing.T) {
+	recs, err := patterns.ParseYAML("benign.yaml", []byte(`
+- id: t/5xx
+  title: 5xx
+  severity: error
+  match: {regex: '" (?:500|503) [A-Z]'}
+  tests: {match: ['"GET /health HTTP/1.1" 503 Service Unavailable']}
+- id: t/health-503
+  title: health 503
+  severity: info
+  tags: [benign]
+  match: {regex: '"GET /health HTTP/[\d.]+" 503 Service Unavailable'}
+  tests: {match: ['"GET /health HTTP/1.1" 503 Service Unavailable']}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack, err := patterns.NewPack(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `10.0.0.1:4711 - "GET /health HTTP/1.1" 503 Service Unavailable`
+	if ps, _, _ := m.LintHealthy(strings.NewReader(line+"\n"), "h.log", nil); len(ps) != 0 {
+		t.Errorf("lint: %v", ps)
+	}
+	if got := occurrences(t, m, line+"\n", 0); len(got) != 0 {
+		t.Errorf("findings: %s", brief(got))
+	}
+	other := `10.0.0.1:4711 - "POST /generate HTTP/1.1" 500 Internal Server Error`
+	if got := occurrences(t, m, other+"\n", 0); len(got) != 1 {
+		t.Errorf("a 500 the benign record does not explain: %s", brief(got))
+	}
+}

@@ -63,7 +63,11 @@ func (m *Matcher) LintHealthy(r io.Reader, name string, quiet map[string]bool) (
 				seen = int(c.owner)
 			}
 		}
-		for _, rec := range m.MatchLine(line) {
+		recs := m.MatchLine(line)
+		if slices.ContainsFunc(recs, (*patterns.Record).Benign) {
+			continue // a harmless line, whatever else matches it
+		}
+		for _, rec := range recs {
 			if rec.Severity >= patterns.SeverityError {
 				problems = append(problems, patterns.Problem{Record: rec,
 					What: fmt.Sprintf("matches line %d of the healthy log %s: %q", n, name, clipRunes(string(line), 120))})
