@@ -965,16 +965,20 @@ func rootExc(excs []exc) (exc, bool) {
 // record before a generated one, a cause or symptom before a wrapper, then
 // the earliest line (the root of a chained traceback comes first).
 func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
-	// rank orders records: hand-written before generated, and a cause or
-	// symptom before a wrapper.
+	// rank orders records: hand-written before generated; a cause before
+	// a symptom, which only passes an error on, and a symptom before a
+	// wrapper, which only carries one.
 	rank := func(h *hit) int {
 		p := &e.m.pats[h.pat]
 		r := 0
 		if p.gen {
-			r += 2
+			r += 3
 		}
-		if p.rec.Role == patterns.RoleWrapper {
+		switch p.rec.Role {
+		case patterns.RoleSymptom:
 			r++
+		case patterns.RoleWrapper:
+			r += 2
 		}
 		return r
 	}

@@ -411,3 +411,19 @@ func TestBenignLineWinsOverOtherRecords(t *testing.T) {
 		t.Errorf("a 500 the benign record does not explain: %s", brief(got))
 	}
 }
+
+// When several records match one event, the cause names it before a
+// symptom, and a symptom before a wrapper.
+func TestCauseBeforeSymptomBeforeWrapper(t *testing.T) {
+	m := testMatcher(t)
+	tests := []struct{ log, want string }{
+		{"Received sigquit from a child process. It usually means the child failed: CUDA out of memory\n", "t/oom"},
+		{"Transfer thread failed because of Received sigquit from a child process. Prefill instance with bootstrap_port=1 is dead.\n", "t/sigquit"},
+	}
+	for _, tt := range tests {
+		got := occurrences(t, m, tt.log, 0)
+		if len(got) != 1 || got[0].ID != tt.want {
+			t.Errorf("%q: got %s, want %s", tt.log, brief(got), tt.want)
+		}
+	}
+}
