@@ -180,18 +180,13 @@ func keyLines(data []byte, msg string) []int64 {
 	}
 	var out []int64
 	var buf []byte
-	for n := int64(1); len(data) > 0; n++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+	eachLine(data, func(n int64, line []byte) bool {
 		buf = matcher.Normalize(buf[:0], line)
 		if bytes.Contains(buf, []byte(msg)) {
 			out = append(out, n)
 		}
-	}
+		return true
+	})
 	return out
 }
 
@@ -298,22 +293,16 @@ func Grep(c Case, data []byte) Result {
 	keys := keyLines(data, msg)
 	r.KeyLineFound = len(keys) > 0
 	first := true
-	for n := int64(1); len(data) > 0; n++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+	eachLine(data, func(n int64, line []byte) bool {
 		if !grepRule.Match(line) {
-			continue
+			return true
 		}
 		if first {
 			r.First = string(bytes.TrimSpace(line))
 		}
 		if c.Kind == KindClean {
 			r.FalseAlarm = true
-			return r
+			return false
 		}
 		var hit bool
 		switch {
@@ -329,6 +318,23 @@ func Grep(c Case, data []byte) Result {
 			r.Top1 = r.Top1 || first
 		}
 		first = false
-	}
+		return true
+	})
 	return r
+}
+
+// eachLine calls f with each line of data and its 1-based number, until f
+// returns false.
+func eachLine(data []byte, f func(n int64, line []byte) bool) {
+	for n := int64(1); len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if !f(n, line) {
+			return
+		}
+	}
 }

@@ -21,10 +21,10 @@ package diagnose
 import (
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/pyrepr"
@@ -539,7 +539,7 @@ func together(a, b *Source) bool {
 	ma, mb := text(a.cfg, "disaggregation_mode"), text(b.cfg, "disaggregation_mode")
 	if (ma == "prefill" && mb == "decode") || (ma == "decode" && mb == "prefill") {
 		pa, pb := text(a.cfg, "model_path"), text(b.cfg, "model_path")
-		return pa == "" || pb == "" || modelName(pa) == modelName(pb)
+		return pa == "" || pb == "" || launch.ModelName(pa) == launch.ModelName(pb)
 	}
 	da, db := text(a.cfg, "dist_init_addr"), text(b.cfg, "dist_init_addr")
 	if da != "" && da == db && ma == mb {
@@ -550,16 +550,6 @@ func together(a, b *Source) bool {
 		}
 	}
 	return false
-}
-
-// modelName is the last part of a model path: the same model may be a hub
-// name on one server and a local copy on the other.
-func modelName(p string) string {
-	p = strings.TrimRight(p, "/")
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		p = p[i+1:]
-	}
-	return strings.ToLower(p)
 }
 
 func text(c matcher.Config, name string) string {

@@ -636,7 +636,7 @@ var pairRules = []pairRule{
 	}},
 	{"sglang/pd-model-mismatch", func(p, d *env) []Issue {
 		pm, dm := p.c.Str("model_path"), d.c.Str("model_path")
-		if pm == "" || dm == "" || modelName(pm) == modelName(dm) {
+		if pm == "" || dm == "" || ModelName(pm) == ModelName(dm) {
 			return nil
 		}
 		before, after := sideFix(p, d, []string{"model_path"}, nil, []Set{To("model_path", pm)})
@@ -737,9 +737,10 @@ func attnTPText(c *Command) string {
 	return s
 }
 
-// modelName is the name a model path ends in, to compare the models of
-// two commands whose paths may differ by directory.
-func modelName(p string) string {
+// ModelName is the name a model path ends in, to compare the models of
+// two servers whose paths may differ by directory (a hub name on one, a
+// local copy on the other).
+func ModelName(p string) string {
 	p = strings.TrimRight(p, "/")
 	if i := strings.LastIndex(p, "/"); i >= 0 {
 		p = p[i+1:]
