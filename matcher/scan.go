@@ -29,7 +29,7 @@ func (e *Engine) Scan(r io.Reader) error {
 	inflight := 2*workers + 1
 	free := make(chan *job, inflight)
 	for range inflight {
-		free <- &job{buf: make([]byte, 0, blockSize), done: make(chan struct{}, 1)}
+		free <- &job{done: make(chan struct{}, 1)} // its block is made when it is first used
 	}
 	work := make(chan *job, inflight)
 	order := make(chan *job, inflight)
@@ -74,6 +74,9 @@ func readBlocks(r io.Reader, free chan *job, send func(*job)) error {
 	var carry []byte // start of a line that did not fit the previous block
 	for {
 		j := <-free
+		if cap(j.buf) < blockSize {
+			j.buf = make([]byte, 0, blockSize)
+		}
 		buf := append(j.buf[:0], carry...)
 		carry = carry[:0]
 		var err error
