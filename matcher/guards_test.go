@@ -427,3 +427,18 @@ func TestCauseBeforeSymptomBeforeWrapper(t *testing.T) {
 		}
 	}
 }
+
+// NCCL's WARN lines are the failures it returns as error codes: one that
+// says what failed is an error even when no record knows it; one that
+// does not stays quiet.
+func TestNCCLWarnIsAnError(t *testing.T) {
+	m := testMatcher(t)
+	failed := "node-1:22:45 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n"
+	if got := occurrences(t, m, failed, 0); len(got) != 1 || got[0].ID != UnknownError {
+		t.Errorf("got %s", brief(got))
+	}
+	quiet := "node-1:22:45 [0] NCCL WARN NET/Plugin: Could not find: libnccl-net.so\n"
+	if got := occurrences(t, m, quiet, 0); len(got) != 0 {
+		t.Errorf("got %s", brief(got))
+	}
+}

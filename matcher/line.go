@@ -337,9 +337,11 @@ func cutLevel(line []byte) (Level, []byte, bool) {
 		return lvl, line[n:], true
 	}
 	if n := ncclHeader(line); n > 0 {
+		// NCCL has two levels: INFO, and WARN for the failure it is about
+		// to return as an error code (ncclSystemError, ncclInternalError).
 		lvl := LevelInfo
 		if bytes.HasPrefix(line[n:], []byte("WARN")) {
-			lvl = LevelWarning
+			lvl = LevelError
 		}
 		return lvl, line[n:], true
 	}

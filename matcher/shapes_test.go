@@ -40,7 +40,7 @@ func TestParseLine(t *testing.T) {
 		{name: "python logging", in: "ERROR:sglang.srt.server:request failed", record: true, level: LevelError, msg: "request failed"},
 		{name: "vllm style", in: "INFO 11-29 17:50:56 __init__.py:190] Automatically detected platform cuda.", record: true, level: LevelInfo, msg: "Automatically detected platform cuda."},
 		{name: "rust router", in: "2026-11-29 10:20:00 ERROR smg::routers::http: src/routers/http/pd_router.rs:812: Prefill server failed", record: true, level: LevelError, msg: "smg::routers::http: src/routers/http/pd_router.rs:812: Prefill server failed"},
-		{name: "nccl warn", in: "node-3:190:3197 [2] NCCL WARN NET/IB : Got async event : port error", record: true, level: LevelWarning, msg: "WARN NET/IB : Got async event : port error"},
+		{name: "nccl warn", in: "node-3:190:3197 [2] NCCL WARN NET/IB : Got async event : port error", record: true, level: LevelError, msg: "WARN NET/IB : Got async event : port error"},
 		{name: "nccl info", in: "node-3:190:3197 [2] NCCL INFO Connected all trees", record: true, level: LevelInfo, msg: "INFO Connected all trees"},
 		{name: "bar glued to a record", in: "Loading shards: 100% Completed | 5/5 [00:04<00:00,  1.10it/s][2026-11-29 10:15:18 TP0] Load weight end.", time: "2026-11-29 10:15:18", ranks: "TP0", record: true, msg: "Load weight end."},
 		// Not prefixes.
