@@ -10,14 +10,11 @@ import (
 	"github.com/tailfix/tailfix/pyrepr"
 )
 
-// Config is a server's configuration: a field's value by its name.
-type Config = matcher.Config
-
 // serverConfig is one input's configuration, as its log gave it.
 type serverConfig struct {
 	Source string
 	Line   int64 // the line that gave it
-	Config Config
+	Config matcher.Config
 }
 
 // pdMismatches pairs the prefill and decode servers among the inputs, by
@@ -69,7 +66,7 @@ func pdMismatches(pack *patterns.Pack, servers []serverConfig) []matcher.Occurre
 }
 
 // pairConfig answers "prefill.x" and "decode.x" from the two servers.
-type pairConfig struct{ prefill, decode Config }
+type pairConfig struct{ prefill, decode matcher.Config }
 
 func (c pairConfig) Lookup(name string) (any, bool) {
 	side, field, ok := strings.Cut(name, ".")
@@ -90,7 +87,7 @@ func (c pairConfig) Lookup(name string) (any, bool) {
 	return v, ok && v != nil
 }
 
-func stringField(c Config, name string) (string, bool) {
+func stringField(c matcher.Config, name string) (string, bool) {
 	v, ok := c.Lookup(name)
 	s, isString := v.(string)
 	return s, ok && isString
@@ -99,7 +96,7 @@ func stringField(c Config, name string) (string, bool) {
 // isPair reports whether c is the configuration of a prefill/decode pair:
 // it says more about a disagreement between the two servers than one
 // side's configuration.
-func isPair(c Config) bool {
+func isPair(c matcher.Config) bool {
 	_, ok := c.(pairConfig)
 	return ok
 }
@@ -107,7 +104,7 @@ func isPair(c Config) bool {
 // withSides is the configuration an occurrence is shown with: a server's
 // logged configuration also answers "prefill.x" or "decode.x" for its own
 // side.
-func withSides(c Config) Config {
+func withSides(c matcher.Config) matcher.Config {
 	if sa, ok := c.(*pyrepr.ServerArgs); ok && sa != nil {
 		return sideConfig{sa}
 	}

@@ -113,7 +113,6 @@ type Source struct {
 	name  string
 	idx   int
 	group string
-	known matcher.Config
 	eng   *matcher.Engine
 	live  *matcher.Live
 	// shows is true for an input read live: its findings are shown as
@@ -127,7 +126,6 @@ type Source struct {
 	lines   int64
 	prov    []provisional   // shown events that are still open
 	hinted  map[string]bool // keys shown live
-	closed  bool
 }
 
 // provisional is an open event shown as it stands.
@@ -142,7 +140,7 @@ type provisional struct {
 func (s *Session) Add(name string, opt SourceOptions) *Source {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	src := &Source{s: s, name: name, idx: len(s.sources), group: opt.Group, known: opt.Known,
+	src := &Source{s: s, name: name, idx: len(s.sources), group: opt.Group,
 		corr: newCorrelator(), cfg: opt.Known, hinted: make(map[string]bool)}
 	src.eng = s.m.NewEngine(name, src.emit)
 	if opt.Known != nil {
@@ -169,7 +167,6 @@ func (src *Source) Scan(r io.Reader) error {
 	src.s.mu.Lock()
 	defer src.s.mu.Unlock()
 	src.publish()
-	src.closed = true
 	return err
 }
 
@@ -203,8 +200,7 @@ func (src *Source) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	src.publish()
-	src.resolve()
-	src.closed = true
+	src.resolve() // every event has ended
 	s.pair(src)
 }
 
@@ -266,7 +262,7 @@ func (src *Source) withdraw(p provisional) {
 func (src *Source) resolve() {
 	var ended []provisional
 	src.prov = slices.DeleteFunc(src.prov, func(p provisional) bool {
-		if src.closed || !src.eng.IsOpen(p.start) {
+		if !src.eng.IsOpen(p.start) {
 			ended = append(ended, p)
 			return true
 		}
@@ -363,12 +359,17 @@ func (src *Source) publish() {
 // src's report, each once: as soon as both configurations are known in a
 // live session, at the end of a scan.
 func (s *Session) pair(src *Source) {
+	s.pairGroup(s.groupOf(src))
+}
+
+// groupOf returns the inputs that belong together with src, src included.
+func (s *Session) groupOf(src *Source) []*Source {
 	for _, g := range s.groups() {
-		if !slices.Contains(g, src) {
-			continue
+		if slices.Contains(g, src) {
+			return g
 		}
-		s.pairGroup(g)
 	}
+	return nil
 }
 
 func (s *Session) pairGroup(g []*Source) {
@@ -402,22 +403,14 @@ func (s *Session) pairGroup(g []*Source) {
 // from among what its report holds so far.
 func (s *Session) linked(src *Source, f *Finding) *Finding {
 	c := *f
-	if f.RootCause && !f.wrapper {
-		return &c
+	fs := merged(s.groupOf(src))
+	if !slices.ContainsFunc(fs, func(x *Finding) bool { return x.key == f.key && x.src == f.src }) {
+		fs = append(fs, &c)
 	}
-	for _, g := range s.groups() {
-		if !slices.Contains(g, src) {
-			continue
-		}
-		fs := merged(g)
-		if !slices.ContainsFunc(fs, func(x *Finding) bool { return x.key == f.key && x.src == f.src }) {
-			fs = append(fs, &c)
-		}
-		order(fs)
-		for _, x := range fs {
-			if x.key == f.key {
-				c.RootCause, c.SymptomOf = x.RootCause, x.SymptomOf
-			}
+	order(fs)
+	for _, x := range fs {
+		if x.key == f.key {
+			c.RootCause, c.SymptomOf = x.RootCause, x.SymptomOf
 		}
 	}
 	return &c
@@ -536,12 +529,15 @@ func together(a, b *Source) bool {
 	if a.cfg == nil || b.cfg == nil {
 		return false
 	}
-	ma, mb := text(a.cfg, "disaggregation_mode"), text(b.cfg, "disaggregation_mode")
+	ma, _ := stringField(a.cfg, "disaggregation_mode")
+	mb, _ := stringField(b.cfg, "disaggregation_mode")
 	if (ma == "prefill" && mb == "decode") || (ma == "decode" && mb == "prefill") {
-		pa, pb := text(a.cfg, "model_path"), text(b.cfg, "model_path")
+		pa, _ := stringField(a.cfg, "model_path")
+		pb, _ := stringField(b.cfg, "model_path")
 		return pa == "" || pb == "" || launch.ModelName(pa) == launch.ModelName(pb)
 	}
-	da, db := text(a.cfg, "dist_init_addr"), text(b.cfg, "dist_init_addr")
+	da, _ := stringField(a.cfg, "dist_init_addr")
+	db, _ := stringField(b.cfg, "dist_init_addr")
 	if da != "" && da == db && ma == mb {
 		if n, ok := a.cfg.Lookup("nnodes"); ok {
 			if v, ok := pyrepr.IntValue(n); ok && v > 1 {
@@ -550,10 +546,4 @@ func together(a, b *Source) bool {
 		}
 	}
 	return false
-}
-
-func text(c matcher.Config, name string) string {
-	v, _ := c.Lookup(name)
-	s, _ := v.(string)
-	return s
 }

@@ -346,3 +346,22 @@ func TestLiveWithdrawsOnlyWhatWasShown(t *testing.T) {
 		t.Errorf("closing the input said more:\n%s", rec.String())
 	}
 }
+
+// A live hint names the role the final report gives: an unknown error
+// line right after a known cause is shown as following from it.
+func TestLiveHintNamesTheFinalRole(t *testing.T) {
+	var rec recorder
+	s := New(testMatcher(t), Options{Update: rec.update})
+	src := s.Add("x.log", SourceOptions{})
+	feed(src, []string{
+		"[2026-11-29 10:15:03 TP0] torch.OutOfMemoryError: CUDA out of memory.\n",
+		"[2026-11-29 10:15:03 TP0] the scheduler failed to recover\n",
+		"[2026-11-29 10:15:04] shutting down\n",
+	}, []time.Duration{0, 0, 0})
+	src.Close()
+	want := "found t/oom x.log:1 symptom_of=\"\"\n" +
+		"found unknown/error x.log:2 symptom_of=\"t/oom\"\n"
+	if rec.String() != want {
+		t.Fatalf("updates:\n%swant:\n%s", rec.String(), want)
+	}
+}

@@ -119,7 +119,7 @@ func AttnTP(l Lookup) (int64, bool) {
 	if !given || v == nil {
 		return 0, false
 	}
-	tp, ok := IntValue(v)
+	tp, ok := pyrepr.IntValue(v)
 	if !ok {
 		return 0, false
 	}
@@ -141,7 +141,7 @@ func intSetting(l Lookup, name string, def int64) (int64, bool) {
 	if !ok || v == nil {
 		return def, true
 	}
-	return IntValue(v)
+	return pyrepr.IntValue(v)
 }
 
 // stringSetting is a string setting, def when it is unset or None; ok is
@@ -154,7 +154,3 @@ func stringSetting(l Lookup, name, def string) (string, bool) {
 	s, ok := v.(string)
 	return s, ok
 }
-
-// IntValue is a configuration value as an integer: an int, or a float
-// with no fraction ("300.0"). It is pyrepr.IntValue.
-func IntValue(v any) (int64, bool) { return pyrepr.IntValue(v) }

@@ -43,7 +43,13 @@ const testPack = `
 
 func testMatcher(t testing.TB) *Matcher {
 	t.Helper()
-	recs, err := patterns.ParseYAML("test.yaml", []byte(testPack))
+	return compileYAML(t, testPack)
+}
+
+// compileYAML compiles a pack of records written in YAML for a test.
+func compileYAML(t testing.TB, yaml string) *Matcher {
+	t.Helper()
+	recs, err := patterns.ParseYAML("test.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	}
 	e.assemble(&ln, owners)
 	e.rememberFailed(&ln)
-	e.prev = prevLine{no: e.line, len: len(e.norm), midWord: len(e.norm) > 0 && isWordByte(e.norm[len(e.norm)-1])}
+	e.prev = prevLine{no: e.line, len: len(e.norm), midWord: len(e.norm) > 0 && (isLetter(e.norm[len(e.norm)-1]) || isDigit(e.norm[len(e.norm)-1]))}
 }
 
 // quietWords remembers the last messages with words of failure that their
@@ -148,10 +148,6 @@ func (e *Engine) wrapped(ln *Line) int {
 		}
 	}
 	return -1
-}
-
-func isWordByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // assemble runs a parsed line through its stream's open event, or opens one.
@@ -693,11 +689,14 @@ func looksLikeException(msg []byte) bool {
 	if sub[4] >= 0 { // has ": message"
 		return true
 	}
-	class := msg[sub[2]:sub[3]]
-	if i := bytes.LastIndexByte(class, '.'); i >= 0 {
-		class = class[i+1:]
-	}
-	for _, suffix := range []string{"Error", "Exception", "Interrupt", "Exit", "Warning", "Iteration", "Failure", "Timeout"} {
+	return errorClass(msg[sub[2]:sub[3]])
+}
+
+// errorClass reports whether a class name says it is an exception in its
+// own right: it ends in Error, Exception, Interrupt, Exit, Warning,
+// Iteration, Failure, Fault or Timeout.
+func errorClass(class []byte) bool {
+	for _, suffix := range []string{"Error", "Exception", "Interrupt", "Exit", "Warning", "Iteration", "Failure", "Fault", "Timeout"} {
 		if bytes.HasSuffix(class, []byte(suffix)) {
 			return true
 		}
@@ -787,16 +786,13 @@ func (e *Engine) addExc(ev *event, msg []byte) {
 	// itself an error ("jax…JaxStackTraceBeforeTransformation: TypeError:
 	// …"), names the one it carries first in its message: that one is the
 	// error.
-	if x.class != "" && !errorClassRE.MatchString(x.class) && bareExcRE.MatchString(x.msg) {
+	if x.class != "" && !errorClass([]byte(x.class)) && bareExcRE.MatchString(x.msg) {
 		if i := strings.Index(x.msg, ": "); i > 0 {
 			x.class, x.msg = x.msg[:i], x.msg[i+2:]
 		}
 	}
 	ev.excs = append(ev.excs, x)
 }
-
-// errorClassRE is a class name that says it is an error in its own right.
-var errorClassRE = regexp.MustCompile(`(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault|Timeout)$`)
 
 // addNative records what a native exception said (its what() line).
 func (e *Engine) addNative(ev *event, what []byte) {
@@ -962,7 +958,7 @@ func rootExc(excs []exc) (exc, bool) {
 }
 
 // bestHit picks the event's key line among the hits in: a hand-written
-// record before a generated one, a cause or symptom before a wrapper, then
+// record before a generated one, a cause before a symptom before a wrapper, then
 // the earliest line (the root of a chained traceback comes first).
 func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 	// rank orders records: hand-written before generated; a cause before

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/tailfix/tailfix/patterns"
 )
 
 // Regression: a bare exception line whose class ends in Exception, which
@@ -67,18 +65,7 @@ func TestEscapedLineProposesEveryRecordOfANeedle(t *testing.T) {
 	if len(sharedPrefix) <= maxNeedle {
 		t.Fatalf("shared prefix of %d bytes does not reach maxNeedle (%d)", len(sharedPrefix), maxNeedle)
 	}
-	recs, err := patterns.ParseYAML("shared.yaml", []byte(sharedNeedlePack))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pack, err := patterns.NewPack(recs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Compile(pack)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := compileYAML(t, sharedNeedlePack)
 	// The escape splits the needle, so only the normalized view holds it.
 	split := func(tail string) string {
 		return "\x1b[31mDetokenizer manager lost its \x1b[1mconnection to the scheduler process " + tail + "\x1b[0m"
@@ -323,24 +310,13 @@ func TestTracebackPrintedAsRecords(t *testing.T) {
 // A record whose literal a healthy server prints over and over is a
 // lint problem: its prefilter saves no work.
 func TestLintFindsBusyLiterals(t *testing.T) {
-	recs, err := patterns.ParseYAML("busy.yaml", []byte(`
+	m := compileYAML(t, `
 - id: t/health-5xx
   title: health 5xx
   severity: error
   match: {regex: '"GET /health HTTP/[\d.]+" 5\d\d'}
   tests: {match: ['"GET /health HTTP/1.1" 503']}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pack, err := patterns.NewPack(recs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Compile(pack)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	healthy := func(every int) string {
 		var b strings.Builder
 		for i := range 400 {
@@ -375,7 +351,7 @@ func TestLintFindsBusyLiterals(t *testing.T) {
 // A line a benign record explains is no lint problem, and no finding,
 // whatever other record matches it too.
 func TestBenignLineWinsOverOtherRecords(t *testing.T) {
-	recs, err := patterns.ParseYAML("benign.yaml", []byte(`
+	m := compileYAML(t, `
 - id: t/5xx
   title: 5xx
   severity: error
@@ -387,18 +363,7 @@ func TestBenignLineWinsOverOtherRecords(t *testing.T) {
   tags: [benign]
   match: {regex: '"GET /health HTTP/[\d.]+" 503 Service Unavailable'}
   tests: {match: ['"GET /health HTTP/1.1" 503 Service Unavailable']}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pack, err := patterns.NewPack(recs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Compile(pack)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	line := `10.0.0.1:4711 - "GET /health HTTP/1.1" 503 Service Unavailable`
 	if ps, _, _ := m.LintHealthy(strings.NewReader(line+"\n"), "h.log", nil); len(ps) != 0 {
 		t.Errorf("lint: %v", ps)

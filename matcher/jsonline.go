@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -205,7 +206,7 @@ func (e *Engine) feedJSON(msg []byte) {
 			ci++
 		}
 		for ci < len(e.jcands) && e.jcands[ci].start == pos {
-			if o := e.jcands[ci].owner; !containsOwner(j.owners, o) {
+			if o := e.jcands[ci].owner; !slices.Contains(j.owners, o) {
 				j.owners = append(j.owners, o)
 			}
 			ci++
@@ -213,13 +214,4 @@ func (e *Engine) feedJSON(msg []byte) {
 		e.processLine(j.text[pos:end], j.owners)
 		pos = end + 1
 	}
-}
-
-func containsOwner(os []int32, o int32) bool {
-	for _, x := range os {
-		if x == o {
-			return true
-		}
-	}
-	return false
 }

@@ -61,7 +61,7 @@ func cutStreams(l *Line, line []byte) []byte {
 	if tag, rest, ok := cutSyslog(line); ok {
 		streamEnd = at(rest) - len(": ")
 		streamStart = streamEnd - len(tag)
-		l.stamp = syslogStamp(line)
+		l.stamp = stampIn(line[:len(line)-len(rest)])
 		line = rest
 	} else if svc, rest, ok := cutCompose(line); ok {
 		streamStart, streamEnd = at(line), at(line)+len(svc)
@@ -226,13 +226,6 @@ func cutSyslog(line []byte) (tag, rest []byte, ok bool) {
 		return nil, line, false
 	}
 	return line[start:i], line[i+2:], true
-}
-
-// syslogStamp is the time of a line cutSyslog took apart: "Mar 14
-// 06:20:15".
-func syslogStamp(line []byte) []byte {
-	i := bytes.IndexByte(line[7:], ' ')
-	return line[:7+i]
 }
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }

@@ -51,16 +51,18 @@ func (m *Matcher) LintHealthy(r io.Reader, name string, quiet map[string]bool) (
 	n := 0
 	proposed := make(map[int32]int) // lines each record's needle proposed
 	var cands []candidate
-	var scratch []byte
+	var scratch, withNL []byte
+	var owners []int32
 	for sc.Scan() {
 		n++
 		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
-		cands, scratch = m.candidates(append(line, '\n'), cands[:0], scratch)
-		seen := -1
+		withNL = append(append(withNL[:0], line...), '\n')
+		cands, scratch = m.candidates(withNL, cands[:0], scratch)
+		owners = owners[:0] // a line counts once for each record it proposes
 		for _, c := range cands {
-			if c.owner >= 0 && int(c.owner) != seen {
+			if c.owner >= 0 && !slices.Contains(owners, c.owner) {
+				owners = append(owners, c.owner)
 				proposed[c.owner]++
-				seen = int(c.owner)
 			}
 		}
 		recs := m.MatchLine(line)

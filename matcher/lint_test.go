@@ -19,18 +19,7 @@ func TestTestRecords(t *testing.T) {
     match: ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", "no such line here"]
     no_match: ["RuntimeError: CUDA out of memory, said the test"]
 `
-	recs, err := patterns.ParseYAML("test.yaml", []byte(pack))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := patterns.NewPack(recs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Compile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := compileYAML(t, pack)
 	failures, lines := m.TestRecords()
 	var got []string
 	for _, f := range failures {

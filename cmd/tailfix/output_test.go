@@ -182,7 +182,7 @@ func TestPipeAtRealPaceEndsAsScan(t *testing.T) {
 			norm := func(s []string) string {
 				out := make([]string, len(s))
 				for i, x := range s {
-					out[i] = regexp.MustCompile(`\[.*?\]|TP\S+`).ReplaceAllString(x, "R")
+					out[i] = ranksRE.ReplaceAllString(x, "R")
 				}
 				return strings.Join(out, "\n")
 			}
@@ -192,3 +192,6 @@ func TestPipeAtRealPaceEndsAsScan(t *testing.T) {
 		})
 	}
 }
+
+// ranksRE is a rank list, as JSON or as a brief line shows it.
+var ranksRE = regexp.MustCompile(`\[.*?\]|TP\S+`)
