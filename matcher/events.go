@@ -180,9 +180,11 @@ func (e *Engine) assemble(ln *Line, owners []int32) {
 
 // fail notes a hand-written record proposed for a line that did not
 // confirm it: the line may have been hard-wrapped. Generated messages are
-// left out: most end in a placeholder, which any next line would fill.
+// left out: most end in a placeholder, which any next line would fill; so
+// are records known by a traceback frame, whose line is a path, not a
+// message a terminal wraps.
 func (e *Engine) fail(o int32) {
-	if !e.m.pats[o].gen {
+	if p := &e.m.pats[o]; !p.gen && p.frame == nil {
 		e.failed = append(e.failed, o)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp/syntax"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -100,12 +101,35 @@ func requiredConcat(subs []*syntax.Regexp) ([]string, bool) {
 	return best, found
 }
 
-// better prefers the set whose shortest member is longer; then fewer members.
+// better prefers the set whose shortest member says more; then fewer
+// members. What a member says is its length without traceback
+// scaffolding: a literal such as `.py", line ` is in every frame of every
+// traceback, so it would propose all of them.
 func better(a, b []string) bool {
-	if ma, mb := minLen(a), minLen(b); ma != mb {
+	if ma, mb := minSelective(a), minSelective(b); ma != mb {
 		return ma > mb
 	}
 	return len(a) < len(b)
+}
+
+// scaffolding is the text every line of a Python traceback's frames
+// repeats: the frame's syntax and the directories sglang runs from.
+var scaffolding = []string{`.py", line `, `File "`, `", line `, `, in `,
+	`site-packages/`, `dist-packages/`, `python/sglang/`, `sglang/srt/`}
+
+// minSelective is the length of the set's shortest member, not counting
+// scaffolding.
+func minSelective(set []string) int {
+	m := -1
+	for _, s := range set {
+		for _, c := range scaffolding {
+			s = strings.ReplaceAll(s, c, "")
+		}
+		if n := len(s); m < 0 || n < m {
+			m = n
+		}
+	}
+	return max(m, 0)
 }
 
 func minLen(set []string) int {

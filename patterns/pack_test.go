@@ -205,3 +205,24 @@ func TestBuiltinLoads(t *testing.T) {
 		}
 	}
 }
+
+// A record known by a traceback frame is proposed by what names its frame,
+// not by the syntax and directories every frame repeats.
+func TestNeedlesSkipTracebackScaffolding(t *testing.T) {
+	tests := []struct{ frame, bad string }{
+		{`(?:/outlines/\w+|/xgrammar/\w+)\.py", line \d+, in \w+`, `.py", line `},
+		{`sglang/srt/(?:managers/mm_utils|models/\w*vl\w*)\.py", line \d+, in \w+`, `sglang/srt/`},
+	}
+	for _, tt := range tests {
+		r := &Record{Match: Match{Frame: tt.frame}}
+		set, err := r.Needles()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range set {
+			if n == tt.bad {
+				t.Errorf("%s: proposed by %q", tt.frame, n)
+			}
+		}
+	}
+}
