@@ -4,10 +4,11 @@
 // A manifest (JSON Lines) names each log, says whether it holds an error
 // or is clean, and gives the exception class and message the error is
 // known by. ReadManifest reads it. Score says how a diagnosis did on one
-// log: whether the first finding at error level is the expected error
-// (top-1), whether any finding at error level is (any-hit), whether a
-// clean log raised a false alarm, and whether the finding that holds the
-// error comes from a record with a remedy. A Summary adds the results up.
+// log: whether the report's first finding is the expected error (top-1),
+// whether any finding the report shows as a problem is (any-hit), whether
+// a clean log raised a false alarm (a finding at error level), and
+// whether the finding that holds the error comes from a record with a
+// remedy. A Summary adds the results up.
 //
 // cmd/tailfix measure calls it: it reads each log, runs the diagnosis
 // through package diagnose, scores it here and prints the results. The
@@ -111,8 +112,7 @@ type Result struct {
 	// written by hand rather than generated from sglang's source.
 	Known       bool `json:"known"`
 	HandWritten bool `json:"hand_written"`
-	// First is the first finding at error level: id, exception and
-	// message.
+	// First is the report's first finding: id, exception and message.
 	First string `json:"first,omitempty"`
 }
 
@@ -133,8 +133,12 @@ func (r Result) Verdict() string {
 	return "MISSED"
 }
 
-// Score scores the findings of a diagnosis of data, the log of case c.
-// Only findings at error level or above count, in the order given. One of
+// Score scores the findings of a diagnosis of data, the log of case c,
+// given in the report's order: causes at error level first, warnings after
+// them. Findings at warning level and above count; on a log with no error
+// a warning is what the report puts first (a request the server refused),
+// and a clean log raises a false alarm only with a finding at error level.
+// One of
 // them holds the expected error when its event holds a line whose
 // matching view (matcher.Normalize) contains the expected message, and
 // its exception, when both it and the case name one, is the expected
@@ -143,24 +147,29 @@ func (r Result) Verdict() string {
 // it); with no expected message, any finding with an exception of the
 // expected class holds it.
 func Score(c Case, data []byte, findings []*diagnose.Finding) Result {
-	var errs []*diagnose.Finding
+	var errs, warnings []*diagnose.Finding
 	for _, f := range findings {
-		if f.Severity >= patterns.SeverityError {
+		switch {
+		case f.Severity >= patterns.SeverityError:
 			errs = append(errs, f)
+		case f.Severity == patterns.SeverityWarning:
+			warnings = append(warnings, f)
 		}
 	}
+	alarm := len(errs) > 0
+	shown := append(errs, warnings...)
 	r := Result{File: c.File, Kind: c.Kind}
-	if len(errs) > 0 {
-		f := errs[0]
+	if len(shown) > 0 {
+		f := shown[0]
 		r.First = fmt.Sprintf("%s %s: %s", f.ID, f.Exception, f.Message)
 	}
 	if c.Kind == KindClean {
-		r.FalseAlarm = len(errs) > 0
+		r.FalseAlarm = alarm
 		return r
 	}
 	keys := keyLines(data, strings.TrimSpace(c.ExpectedMessage))
 	r.KeyLineFound = len(keys) > 0
-	for i, f := range errs {
+	for i, f := range shown {
 		if holds(f, c, keys) {
 			if !r.AnyHit && f.Record != nil {
 				r.Known, r.HandWritten = true, f.Record.Gen == nil

@@ -625,9 +625,13 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	case bytes.Equal(msg, duringHandling), bytes.Equal(msg, directCause):
 		// A chain line inside interleaved tracebacks.
 		return msg, true
-	case ev.afterFrame && !looksLikeException(msg):
+	case ev.afterFrame && !endsTraceback(msg):
 		// The source line of an unindented frame.
 		ev.afterFrame = false
+		return msg, true
+	case caretLine(msg):
+		// The markers under a source line that lost its indentation
+		// (Python 3.11 and later: "^^^^", "~~~^^^").
 		return msg, true
 	}
 	ev.afterFrame = false
@@ -692,6 +696,44 @@ func looksLikeException(msg []byte) bool {
 		return true
 	}
 	return errorClass(msg[sub[2]:sub[3]])
+}
+
+// endsTraceback reports whether the line after an unindented frame is
+// the exception that ends the traceback rather than the frame's source
+// line: it looks like an exception line and its class is spelt as one, the
+// last part of the name capitalised ("RuntimeError: …", "zmq.error.ZMQError:
+// …") where a source line's annotated assignment is not ("self.comm:
+// ncclComm_t = …").
+func endsTraceback(msg []byte) bool {
+	sub := excLineRE.FindSubmatchIndex(msg)
+	if sub == nil {
+		return false
+	}
+	class := msg[sub[2]:sub[3]]
+	last := class[bytes.LastIndexByte(class, '.')+1:]
+	last = bytes.TrimLeft(last, "_")
+	if len(last) == 0 || last[0] < 'A' || last[0] > 'Z' {
+		return false
+	}
+	if sub[4] >= 0 {
+		return true
+	}
+	return errorClass(class)
+}
+
+// caretLine reports whether a line holds only the markers Python prints
+// under the part of a source line that failed.
+func caretLine(msg []byte) bool {
+	t := bytes.TrimSpace(msg)
+	if len(t) == 0 {
+		return false
+	}
+	for _, c := range t {
+		if c != '^' && c != '~' && c != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // errorClass reports whether a class name says it is an exception in its

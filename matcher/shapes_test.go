@@ -110,6 +110,24 @@ func TestEngineShapes(t *testing.T) {
 			want: `t/oom 1-6 rank="TP2" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
 		},
 		{
+			name: "unindented frames with caret lines and an annotated assignment as source",
+			log: "File \"/x/pynccl.py\", line 110, in __init__\n" +
+				"self.comm: ncclComm_t = self.nccl.ncclCommInitRank(\n" +
+				"File \"/x/matcher.py\", line 308, in fill\n" +
+				"return self._handle.fill(bitmask, index)\n" +
+				"^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n" +
+				"File \"/x/utils.py\", line 106, in get_hidden_dim\n" +
+				"raise NotImplementedError()\n" +
+				"~~~~~^^^^^^^^^\n" +
+				"NotImplementedError\n",
+			want: `unknown/traceback 1-9 rank="" exc="NotImplementedError" msg=""` + "\n",
+		},
+		{
+			name: "an unindented frame with no source line before the exception",
+			log:  "Traceback (most recent call last):\nFile \"<string>\", line 1, in <module>\nKeyError: 'model'\n",
+			want: `unknown/traceback 1-3 rank="" exc="KeyError" msg="'model'"` + "\n",
+		},
+		{
 			name: "an exception message over several lines",
 			log:  "ImportError: \n[kernel] CRITICAL: Could not load any library!\nAttempted locations:\n1. /x/a.so\n\nok\n",
 			// A message that starts on the line after its class may hold

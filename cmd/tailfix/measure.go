@@ -97,9 +97,9 @@ func printMeasure(e *env, rows []row, sum corpus.Summary, base *corpus.Summary) 
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	if base != nil {
-		fmt.Fprintln(tw, "CASE\tRESULT\tGREP\tFIRST FINDING AT ERROR LEVEL")
+		fmt.Fprintln(tw, "CASE\tRESULT\tGREP\tFIRST FINDING")
 	} else {
-		fmt.Fprintln(tw, "CASE\tRESULT\tFIRST FINDING AT ERROR LEVEL")
+		fmt.Fprintln(tw, "CASE\tRESULT\tFIRST FINDING")
 	}
 	for _, r := range rows {
 		if r.Baseline != nil {
