@@ -212,6 +212,24 @@ var headerShapes = []struct {
 			"KeyError: 'lm_head.weight_scale'"),
 		want: `unknown/traceback 1-4 rank="" time="2026-03-14T06:20:31.5Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
+	{
+		name: "a JSON record at error level whose message has no word of failure",
+		log: lines(
+			`{"time": "2026-03-14T06:20:30", "level": "INFO", "message": "engine ready"}`,
+			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "engine stopped answering"}`,
+		),
+		want: `unknown/error 2-2 rank="" time="2026-03-14T06:20:31" exc="" msg="engine stopped answering"` + "\n",
+	},
+	{
+		name: "API error bodies: OpenAI's object and a nested error",
+		log: lines(
+			`{"object":"error","message":"the worker went away","type":"InternalServerError","param":null,"code":500}`,
+			`{"error": {"message": "upstream closed the stream", "type": "server_error", "code": 502}}`,
+			`{"object":"chat.completion","message":"upstream closed the stream"}`,
+		),
+		want: `unknown/error 1-1 rank="" time="" exc="" msg="the worker went away"` + "\n" +
+			`unknown/error 2-2 rank="" time="" exc="" msg="upstream closed the stream"` + "\n",
+	},
 	// Near misses.
 	{
 		name: "only two lines start alike",

@@ -62,7 +62,29 @@ func (j *jsonLine) parse(line []byte) ([]byte, bool) {
 			break
 		}
 	}
+	if j.level == LevelNone && errorBody(t) {
+		j.level = LevelError
+	}
 	return msg, true
+}
+
+// errorBody reports whether a JSON object is an API's error response, as
+// a server logs or a client prints it: OpenAI's {"object": "error",
+// "message": …, "code": 500}, or {"error": {"message": …}}.
+func errorBody(obj []byte) bool {
+	if v, ok := jsonString(obj, `"object"`); ok && string(v) == "error" {
+		return true
+	}
+	t := bytes.TrimLeft(obj[1:], " ")
+	if !bytes.HasPrefix(t, []byte(`"error"`)) {
+		return false
+	}
+	t = bytes.TrimLeft(t[len(`"error"`):], " ")
+	if len(t) == 0 || t[0] != ':' {
+		return false
+	}
+	t = bytes.TrimLeft(t[1:], " ")
+	return len(t) > 0 && t[0] == '{'
 }
 
 // fill gives a line of the message the record's time and level, where the
@@ -210,6 +232,11 @@ func (e *Engine) feedJSON(msg []byte) {
 				j.owners = append(j.owners, o)
 			}
 			ci++
+		}
+		if lv := int32(markLevel); n == 0 && j.level >= LevelError && !slices.Contains(j.owners, lv) {
+			// The record's own level says error: its message need
+			// not (`{"level": "ERROR", "message": "engine stopped"}`).
+			j.owners = append(j.owners, lv)
 		}
 		e.processLine(j.text[pos:end], j.owners)
 		pos = end + 1
