@@ -55,6 +55,7 @@ var markers = []struct {
 	{"*** SIG", markNative},
 	{"*** Aborted at", markNative},
 	{"*** Check failure", markNative},
+	{"!!!!!!! Segfault", markNative},
 	{"Process-", markProcess},
 	{"--- Logging error ---", markLogging},
 	{`File "`, markFrame},

@@ -23,6 +23,10 @@ var (
 	terminate      = []byte("terminate called ")
 	fatalPython    = []byte("Fatal Python error: ")
 	whatPrefix     = []byte("what():")
+	// segfaultBanner opens the report a native signal handler prints,
+	// followed by frames in Python's shape ("!!!!!!! Segfault encountered
+	// !!!!!!!", then `  File "<unknown>", line 0, in ncclCommInitRank`).
+	segfaultBanner = []byte("!!!!!!! Segfault encountered")
 )
 
 // processHeadRE is multiprocessing's header before a child's uncaught
@@ -426,7 +430,8 @@ func nativeOpening(msg []byte) (string, bool) {
 	switch {
 	case bytes.HasPrefix(msg, fatalPython), caughtSignalRE.Match(msg),
 		bytes.HasPrefix(msg, []byte("*** SIGSEGV")), bytes.HasPrefix(msg, []byte("*** SIGABRT")),
-		bytes.HasPrefix(msg, []byte("*** Aborted at")), bytes.HasPrefix(msg, []byte("*** Check failure stack trace")):
+		bytes.HasPrefix(msg, []byte("*** Aborted at")), bytes.HasPrefix(msg, []byte("*** Check failure stack trace")),
+		bytes.HasPrefix(msg, segfaultBanner):
 		return "native", true
 	}
 	return "", false
@@ -532,7 +537,8 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			bytes.HasPrefix(msg, []byte("====")),
 			bytes.HasPrefix(msg, []byte("*** ")),
 			bytes.HasPrefix(msg, []byte("@ ")),
-			bytes.HasPrefix(msg, []byte("PC: @ ")):
+			bytes.HasPrefix(msg, []byte("PC: @ ")),
+			bytes.HasPrefix(msg, framePrefix): // the banner's frames, `File "<unknown>", line 0, in f`
 			if w := bytes.TrimSpace(msg); bytes.HasPrefix(w, whatPrefix) && len(ev.excs) == 0 {
 				e.addNative(ev, bytes.TrimSpace(w[len(whatPrefix):]))
 			}

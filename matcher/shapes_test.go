@@ -128,6 +128,14 @@ func TestEngineShapes(t *testing.T) {
 			want: `unknown/traceback 1-3 rank="" exc="KeyError" msg="'model'"` + "\n",
 		},
 		{
+			name: "a signal handler's segfault banner and its frames in Python's shape",
+			log: "!!!!!!! Segfault encountered !!!!!!!\n" +
+				"  File \"<unknown>\", line 0, in ncclCommInitRank\n" +
+				"File \"<unknown>\", line 0, in ffi_call\n" +
+				"[2026-11-29 10:15:02] next\n",
+			want: `unknown/error 1-3 rank="" exc="" msg="!!!!!!! Segfault encountered !!!!!!!"` + "\n",
+		},
+		{
 			name: "an exception message over several lines",
 			log:  "ImportError: \n[kernel] CRITICAL: Could not load any library!\nAttempted locations:\n1. /x/a.so\n\nok\n",
 			// A message that starts on the line after its class may hold
