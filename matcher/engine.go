@@ -160,7 +160,9 @@ type Engine struct {
 	wrapRank   []byte
 	joined     []byte
 
-	// The learnt header, and the lines held back while one is judged.
+	// The learnt header, the lines held back while one is judged, and the
+	// starts of the last lines, for a proposal to read back.
+	recent    recentLines
 	hdr       headerLearner
 	held      []heldLine
 	hnorm     []byte
@@ -263,6 +265,7 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 			}
 			if next > pos {
 				e.line += int64(bytes.Count(block[pos:next], newline))
+				e.recent.skipped(block[pos:next])
 				pos = next
 				if pos >= len(block) {
 					return
@@ -290,6 +293,7 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 			continue // a blank line of a double-spaced stretch
 		}
 		e.processLine(raw, e.owners)
+		e.recent.push(raw)
 		pos = end + 1
 	}
 }

@@ -65,12 +65,19 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	var ln Line
 	rest := cutStreams(&ln, e.norm)
 	if hdr, body, ok := e.cutHeader(rest); ok {
+		if len(ln.Stream) == 0 {
+			// A stream prefix under the header: "[pod/x/c] [rank3]: …".
+			body = cutStreams(&ln, body)
+		}
 		parseRecord(&ln, body)
 		e.hdr.fill(&ln, hdr)
 	} else {
 		parseRecord(&ln, rest)
 		if !e.replaying && !e.inJSON && e.hdr.propose(rest, &ln) > 0 {
 			e.hold(raw, owners)
+			if e.hdr.lookBack(&e.recent, &e.hnorm) {
+				e.replay()
+			}
 			return
 		}
 	}

@@ -213,6 +213,92 @@ func (h *headerLearner) propose(rest []byte, l *Line) int {
 	return n
 }
 
+// recentLines keeps the starts of the last non-blank lines of an input,
+// whether the engine looked at them or only counted them, for a proposed
+// header to read back: the lines before the one that proposes it may carry
+// it too. What it keeps depends on the lines alone, not on how the input
+// was cut into writes.
+type recentLines struct {
+	start [hdrRepeats - 1][recentBytes]byte
+	n     [hdrRepeats - 1]int // bytes kept of each; -1 for a line too long to find its start
+	count int                 // lines kept, up to len(start)
+	next  int                 // where the next line goes
+}
+
+// recentBytes is how much of a line's start is kept: the header's reach,
+// with room for the stream prefixes and escapes before it.
+const recentBytes = 2 * maxHeader
+
+// maxLookBack bounds how far back skipped reads for the start of a line.
+const maxLookBack = 4 << 10
+
+// push keeps the start of a line, without its newline, unless it is blank.
+func (r *recentLines) push(line []byte) {
+	if isBlank(line) {
+		return
+	}
+	r.n[r.next] = copy(r.start[r.next][:], line)
+	r.next = (r.next + 1) % len(r.start)
+	r.count = min(r.count+1, len(r.start))
+}
+
+// pushLong keeps a line whose start lies too far back to be found.
+func (r *recentLines) pushLong() {
+	r.n[r.next] = -1
+	r.next = (r.next + 1) % len(r.start)
+	r.count = min(r.count+1, len(r.start))
+}
+
+// skipped keeps the last non-blank lines of a stretch of whole lines that
+// the engine only counted, oldest first.
+func (r *recentLines) skipped(b []byte) {
+	var found [hdrRepeats - 1][]byte
+	long := [hdrRepeats - 1]bool{}
+	k, end := 0, len(b) // b[:end] ends with a line's newline
+	for k < len(found) && end > 0 {
+		from := max(0, end-1-maxLookBack)
+		start := bytes.LastIndexByte(b[from:end-1], '\n') + 1 + from
+		if start == from && from > 0 {
+			long[k], k = true, k+1
+			break // a long line: what came before it is not read
+		}
+		if line := b[start : end-1]; !isBlank(line) {
+			found[k], k = line, k+1
+		}
+		end = start
+	}
+	for i := k - 1; i >= 0; i-- {
+		if long[i] {
+			r.pushLong()
+		} else {
+			r.push(found[i])
+		}
+	}
+}
+
+// lookBack counts, toward a proposal just made, the lines before the
+// proposing one that carry it, newest first; one that does not carry it
+// ends the count, and says nothing of the lines to come. It reports
+// whether that decided the proposal: the header is learnt.
+func (h *headerLearner) lookBack(r *recentLines, scratch *[]byte) bool {
+	// The proposing line itself is not kept yet: recent holds the lines
+	// before it.
+	for k := 1; k <= r.count; k++ {
+		i := (r.next - k + len(r.start)) % len(r.start)
+		if r.n[i] < 0 {
+			break
+		}
+		*scratch = Normalize((*scratch)[:0], r.start[i][:r.n[i]])
+		var l Line
+		h.cur.of(cutStreams(&l, *scratch))
+		if h.prop.prefixOf(&h.cur) < 0 {
+			break
+		}
+		h.carried++
+	}
+	return h.decide()
+}
+
 // judge notes whether a held line carries the proposed header and reports
 // whether the proposal is decided: learnt or given up.
 func (h *headerLearner) judge(rest []byte) (decided bool) {
@@ -224,6 +310,12 @@ func (h *headerLearner) judge(rest []byte) (decided bool) {
 			h.missed++
 		}
 	}
+	return h.decide()
+}
+
+// decide reports whether the proposal is decided, and learns the header
+// when enough lines carry it.
+func (h *headerLearner) decide() bool {
 	switch {
 	case h.carried >= hdrRepeats:
 		h.learnt, h.hdr, h.hist = true, h.prop, 1<<hdrWindow-1
@@ -244,7 +336,7 @@ func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 
 // contentStart returns where log content starts in a line that has a
 // prefix before it: a traceback head, a frame, sglang's header, an
-// exception line. The prefix must end in a space; a frame's indentation
+// exception line, torch's rank prefix ("[rank3]:"). The prefix must end in a space; a frame's indentation
 // stays with the frame.
 func contentStart(b []byte) int {
 	w := b[:min(len(b), maxHeader+len(tracebackHead))]
@@ -257,7 +349,9 @@ func contentStart(b []byte) int {
 	if i := bytes.Index(w, tracebackHead); i > 0 {
 		take(i)
 	}
-	if i := bytes.Index(w, framePrefix); i > 0 && bytes.Contains(w[i:], []byte(`", line `)) {
+	// A frame's path may run past w: its `", line ` is looked for in the
+	// whole line.
+	if i := bytes.Index(w, framePrefix); i > 0 && bytes.Contains(b[i:], []byte(`", line `)) {
 		j := i
 		for j > 0 && w[j-1] == ' ' {
 			j--
@@ -272,7 +366,34 @@ func contentStart(b []byte) int {
 	if i := excStart(w); i > 0 {
 		take(i)
 	}
+	if i := bytes.Index(w, []byte(" [rank")); i >= 0 {
+		if _, _, ok := cutTorchRank(w[i+1:]); ok {
+			take(i + 1)
+		}
+	}
+	if best < 0 {
+		take(recordStart(b))
+	}
 	return best
+}
+
+// recordStart returns where, after a space in b's first maxHeader bytes,
+// a record header that parseRecord knows starts and states a level or a
+// time ("… 2026-04-05 16:47:59,431 - x - WARNING - …", "… ERROR 12-05
+// 20:24:46 engine.py:366] …"), or -1.
+func recordStart(b []byte) int {
+	var l Line
+	for i := 1; i < len(b) && i <= maxHeader; i++ {
+		if b[i-1] != ' ' || b[i] == ' ' {
+			continue
+		}
+		l = Line{}
+		parseRecord(&l, b[i:])
+		if l.Record && (l.Level != LevelNone || len(l.Header.Time) > 0) {
+			return i
+		}
+	}
+	return -1
 }
 
 // excStart returns where an exception line ("pkg.SomeError: message")

@@ -230,6 +230,35 @@ var headerShapes = []struct {
 		want: `unknown/error 1-1 rank="" time="" exc="" msg="the worker went away"` + "\n" +
 			`unknown/error 2-2 rank="" time="" exc="" msg="upstream closed the stream"` + "\n",
 	},
+	{
+		name: "a header learnt from the lines before the one that proposes it, over a torch rank and a wrapped line",
+		log: lines(
+			"[pod/sglang-0/sglang] [2026-03-14 06:20:29 TP0] Load weight end. type=DeepseekV3ForCausalLM",
+			"[pod/sglang-0/sglang] [2026-03-14 06:20:30 TP1] Load weight end. type=DeepseekV3ForCausalLM",
+			"[pod/sglang-0/sglang] ",
+			"[pod/sglang-0/sglang] [rank6]:[E314 06:30:31.730311765 ProcessGroupNCCL.cpp:616] [Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, Nume",
+			"[pod/sglang-0/sglang] lOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out.",
+		),
+		want: `unknown/error 4-5 rank="rank6" time="" exc="" msg="[Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, Nume"` + "\n",
+	},
+	{
+		name: "a frame whose path runs past the header's reach, under a worker logger's header",
+		log: prefixed("(Worker pid=148) ERROR 07-01 02:36:18 [engine.py:366] ",
+			`  File "/data/projects/team/miniconda3/envs/serving-python3.10/lib/python3.10/site-packages/engine/model_loader/weights/loader.py", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			"KeyError: 'lm_head.weight_scale'"),
+		want: `unknown/traceback 1-3 rank="" time="07-01 02:36:18" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a logger's record under a prefix tells where the prefix ends",
+		log: lines(
+			"[pod/sglang-0/sglang] [2026-03-14 06:20:29 TP0] Load weight end.",
+			"[pod/sglang-0/sglang] [2026-03-14 06:20:30 TP1] Load weight end.",
+			"[pod/sglang-0/sglang] 2026-03-14 06:20:31,431 - CUTE_DSL - WARNING - [handle_import_error] - Unexpected error during package walk: x",
+			"[pod/sglang-0/sglang] [2026-03-14 06:20:31] Unexpected error during package walk: x",
+		),
+		want: "",
+	},
 	// Near misses.
 	{
 		name: "only two lines start alike",
