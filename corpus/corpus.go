@@ -138,11 +138,10 @@ func (r Result) Verdict() string {
 // them. Findings at warning level and above count; on a log with no error
 // a warning is what the report puts first (a request the server refused),
 // and a clean log raises a false alarm only with a finding at error level.
-// One of
-// them holds the expected error when its event holds a line whose
-// matching view (matcher.Normalize) contains the expected message, and
-// its exception, when both it and the case name one, is the expected
-// class. When the expected message is not in the log, the finding's own
+// One of them holds the expected error when one of its events holds a
+// line whose matching view (matcher.Normalize) contains the expected
+// message, and its exception, when both it and the case name one, is the
+// expected class. When the expected message is not in the log, the finding's own
 // text must contain it (or its message of 10 bytes or more be part of
 // it); with no expected message, any finding with an exception of the
 // expected class holds it.
@@ -207,8 +206,10 @@ func holds(f *diagnose.Finding, c Case, keys []int64) bool {
 	}
 	if len(keys) > 0 {
 		for _, l := range keys {
-			if f.Line <= l && l <= f.EndLine {
-				return true
+			for _, s := range spans(f) {
+				if s.Line <= l && l <= s.EndLine {
+					return true
+				}
 			}
 		}
 		return false
@@ -222,6 +223,15 @@ func holds(f *diagnose.Finding, c Case, keys []int64) bool {
 		return true
 	}
 	return msg == "" && f.Exception != ""
+}
+
+// spans returns where a finding's occurrences are: every one it
+// locates, or its earliest.
+func spans(f *diagnose.Finding) []diagnose.Span {
+	if len(f.Spans) > 0 {
+		return f.Spans
+	}
+	return []diagnose.Span{{Line: f.Line, EndLine: f.EndLine}}
 }
 
 // Summary adds up the results of a corpus.

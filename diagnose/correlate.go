@@ -23,9 +23,12 @@ type Finding struct {
 	Exception string
 	Message   string
 	Captures  map[string]string
-	// Source, Line and EndLine locate the earliest occurrence.
+	// Source, Line and EndLine locate the earliest occurrence; Spans the
+	// lines of each occurrence in Source, in line order, the first
+	// maxSpans of them.
 	Source        string
 	Line, EndLine int64
+	Spans         []Span
 	Count         int
 	Ranks         []string
 	FirstSeen     string
@@ -49,6 +52,27 @@ type Finding struct {
 	wrapper bool
 	key     string // which occurrences are this finding
 	src     int    // order of the finding's source among the inputs
+}
+
+// Span is the lines of one occurrence: its first and last line.
+type Span struct{ Line, EndLine int64 }
+
+// maxSpans bounds the occurrences a finding locates one by one; Count
+// counts them all.
+const maxSpans = 64
+
+// addSpan notes where an occurrence is, keeping the earliest maxSpans.
+func (f *Finding) addSpan(s Span) {
+	i, found := slices.BinarySearchFunc(f.Spans, s, func(a, b Span) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.EndLine, b.EndLine))
+	})
+	if found || i >= maxSpans {
+		return
+	}
+	if len(f.Spans) == maxSpans {
+		f.Spans = f.Spans[:maxSpans-1]
+	}
+	f.Spans = slices.Insert(f.Spans, i, s)
 }
 
 // correlator merges one input's occurrences into findings. Its findings
@@ -164,6 +188,7 @@ func newFinding(o matcher.Occurrence, k string, src int) *Finding {
 		RootCause: true, Partial: o.Partial, Config: o.Config,
 		key: k, src: src,
 	}
+	f.addSpan(Span{o.Line, o.EndLine})
 	f.addRank(o.Rank)
 	if r := o.Record; r != nil {
 		f.Title, f.Severity = r.Title, r.Severity
@@ -187,6 +212,7 @@ func newFinding(o matcher.Occurrence, k string, src int) *Finding {
 // live reader and a post-mortem agree.
 func (f *Finding) merge(o *matcher.Occurrence) {
 	f.Count++
+	f.addSpan(Span{o.Line, o.EndLine})
 	f.addRank(o.Rank)
 	f.seen(o.Time, o.Time)
 	if isPair(o.Config) {

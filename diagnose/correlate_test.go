@@ -173,9 +173,31 @@ func TestFindingShowsItsEarliestOccurrence(t *testing.T) {
 			c.add(occ[i], 0)
 		}
 		f := c.findings[0]
-		got := fmt.Sprintf("%s %d-%d ×%d %v %s..%s", f.Message, f.Line, f.EndLine, f.Count, f.Ranks, f.FirstSeen, f.LastSeen)
-		if want := "early 10-12 ×3 [TP0 TP1 TP10] 10:01..10:03"; got != want {
+		got := fmt.Sprintf("%s %d-%d ×%d %v %s..%s %v", f.Message, f.Line, f.EndLine, f.Count, f.Ranks, f.FirstSeen, f.LastSeen, f.Spans)
+		if want := "early 10-12 ×3 [TP0 TP1 TP10] 10:01..10:03 [{10 12} {20 20} {30 31}]"; got != want {
 			t.Errorf("order %v: %s, want %s", perm, got, want)
+		}
+	}
+}
+
+// A finding locates its earliest maxSpans occurrences, whatever order
+// they come in, and counts them all.
+func TestSpansKeepTheEarliest(t *testing.T) {
+	rec := &patterns.Record{ID: "r", Severity: patterns.SeverityError}
+	for _, down := range []bool{false, true} {
+		c := newCorrelator()
+		n := maxSpans + 10
+		for i := range n {
+			l := int64(i + 1)
+			if down {
+				l = int64(n - i)
+			}
+			c.add(matcher.Occurrence{Record: rec, ID: "r", Line: l, EndLine: l}, 0)
+		}
+		f := c.findings[0]
+		if f.Count != n || len(f.Spans) != maxSpans || f.Spans[0].Line != 1 || f.Spans[maxSpans-1].Line != maxSpans {
+			t.Errorf("down=%v: count %d, %d spans from %v to %v; want %d, %d spans from line 1 to %d",
+				down, f.Count, len(f.Spans), f.Spans[0], f.Spans[len(f.Spans)-1], n, maxSpans, maxSpans)
 		}
 	}
 }

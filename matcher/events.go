@@ -764,9 +764,13 @@ func errorClass(class []byte) bool {
 // bareException reports whether a line outside a traceback is an
 // exception line: "pkg.SomeError: message", or the class alone before a
 // message on the following lines ("ImportError: "). Posted excerpts may
-// wrap it in Markdown quotes or backticks.
+// wrap it in Markdown quotes or backticks. Python has no class named
+// Error: "Error: …" is a message that says so.
 func bareException(msg []byte) bool {
 	msg = trimQuote(msg)
+	if bytes.HasPrefix(msg, []byte("Error:")) {
+		return false // a message's own "Error: …", not a class
+	}
 	if bareExcRE.Match(msg) {
 		return true
 	}
