@@ -1,6 +1,9 @@
 package matcher
 
 import (
+	"bufio"
+	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"runtime"
@@ -23,8 +26,110 @@ type job struct {
 // automaton runs over blocks of lines on up to GOMAXPROCS goroutines while
 // the engine consumes them in order; memory stays bounded by the number of
 // blocks in flight. A read error is returned as is, after the lines read
-// before it have been processed.
+// before it have been processed. An export that lists its newest line
+// first is read oldest line first (see newestFirst); occurrences keep
+// their lines in the input.
 func (e *Engine) Scan(r io.Reader) error {
+	br := bufio.NewReaderSize(r, sniffSize)
+	head, _ := br.Peek(sniffSize)
+	if !newestFirst(head) {
+		return e.scan(br)
+	}
+	// An export that lists the newest line first (a log console's
+	// download): read it whole, oldest line first, and give each
+	// occurrence the lines it has in the input.
+	data, err := io.ReadAll(io.LimitReader(br, maxReversed+1))
+	if len(data) > maxReversed {
+		return cmp.Or(e.scan(io.MultiReader(bytes.NewReader(data), br)), err)
+	}
+	rev, n := reverseLines(data)
+	emit := e.emit
+	e.emit = func(o Occurrence) {
+		o.Line, o.EndLine = n+1-o.EndLine, n+1-o.Line
+		emit(o)
+	}
+	defer func() { e.emit = emit }()
+	return cmp.Or(e.scan(bytes.NewReader(rev)), err)
+}
+
+// sniffSize is how much of an input Scan reads first to tell whether it
+// lists its newest line first; maxReversed, the largest such input it
+// reverses (a larger one is read as it comes).
+const (
+	sniffSize   = 1 << 20
+	maxReversed = 256 << 20
+)
+
+// newestFirst reports whether the start of an input lists its lines
+// newest first: the times its lines state go back far more often than
+// forward (each time is compared with the last one of its length, so that
+// the lines of two formats interleaved do not mix), and a traceback's
+// head comes after its frames rather than before them; a traceback says
+// as much as tracebackWeight times.
+func newestFirst(head []byte) bool {
+	var before []byte
+	var prev [maxStamp + 1][]byte // the last time of each length
+	back, forward := 0, 0
+	for n := 0; len(head) > 0 && n < 4096; n++ {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if bytes.Contains(line, tracebackHead) {
+			next, _, _ := bytes.Cut(head, []byte("\n"))
+			switch {
+			case bytes.Contains(next, framePrefix):
+				forward += tracebackWeight
+			case bytes.Contains(before, framePrefix):
+				back += tracebackWeight
+			}
+		}
+		before = line
+		t := ParseLine(line).Header.Time
+		if len(t) == 0 {
+			continue
+		}
+		if len(t) > maxStamp {
+			continue
+		}
+		if p := prev[len(t)]; p != nil {
+			switch c := bytes.Compare(t, p); {
+			case c < 0:
+				back++
+			case c > 0:
+				forward++
+			}
+		}
+		prev[len(t)] = t
+	}
+	return back >= 8 && back > 4*forward
+}
+
+// maxStamp is the longest time newestFirst compares.
+const maxStamp = 40
+
+// tracebackWeight is what a traceback's order counts for against the
+// order of two times.
+const tracebackWeight = 8
+
+// reverseLines returns data's lines in reverse order, each ending in
+// '\n', and how many there are.
+func reverseLines(data []byte) ([]byte, int64) {
+	data = bytes.TrimSuffix(data, []byte("\n"))
+	out := make([]byte, 0, len(data)+1)
+	var n int64
+	for end := len(data); end >= 0; n++ {
+		start := bytes.LastIndexByte(data[:end], '\n') + 1
+		out = append(append(out, data[start:end]...), '\n')
+		end = start - 1
+	}
+	return out, n
+}
+
+// scan is Scan on an input read as it comes.
+func (e *Engine) scan(r io.Reader) error {
 	workers := runtime.GOMAXPROCS(0)
 	inflight := 2*workers + 1
 	free := make(chan *job, inflight)

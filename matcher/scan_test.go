@@ -176,3 +176,93 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// reverseLog lists a log's lines newest first, as a log console's export
+// does.
+func reverseLog(log string) string {
+	ls := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+	for i, j := 0, len(ls)-1; i < j; i, j = i+1, j-1 {
+		ls[i], ls[j] = ls[j], ls[i]
+	}
+	return strings.Join(ls, "\n") + "\n"
+}
+
+// An export that lists its newest line first is read oldest line first,
+// and each occurrence keeps the lines it has in the export.
+func TestScanReadsNewestFirstExports(t *testing.T) {
+	m := testMatcher(t)
+	scan := func(log string) []Occurrence {
+		var got []Occurrence
+		if err := m.NewEngine("x", func(o Occurrence) { got = append(got, o) }).Scan(strings.NewReader(log)); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	var b strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&b, "[2026-08-28 10:00:%02d TP0] Decode batch, #running-req: %d\n", i, i)
+	}
+	b.WriteString(mooncakeChain)
+	forward := b.String()
+	n := int64(strings.Count(forward, "\n"))
+	want := scan(forward)
+	if len(want) == 0 {
+		t.Fatal("the log in order has no occurrence")
+	}
+	for i := range want {
+		want[i].Line, want[i].EndLine = n+1-want[i].EndLine, n+1-want[i].Line
+	}
+	if got := scan(reverseLog(forward)); brief(got) != brief(want) {
+		t.Errorf("newest first:\n%s\nwant, in the export's lines:\n%s", brief(got), brief(want))
+	}
+}
+
+func TestNewestFirst(t *testing.T) {
+	stamped := func(secs ...int) string {
+		var b strings.Builder
+		for _, s := range secs {
+			fmt.Fprintf(&b, "[2026-08-28 10:00:%02d TP0] Decode batch\n", s)
+		}
+		return b.String()
+	}
+	millis := func(secs ...int) string {
+		var b strings.Builder
+		for _, s := range secs {
+			fmt.Fprintf(&b, "[2026-08-28 10:00:%02d.500 TP1] Prefill batch\n", s)
+		}
+		return b.String()
+	}
+	interleave := func(a, b string) string {
+		as, bs := strings.SplitAfter(a, "\n"), strings.SplitAfter(b, "\n")
+		var out strings.Builder
+		for i := range as {
+			out.WriteString(as[i])
+			if i < len(bs) {
+				out.WriteString(bs[i])
+			}
+		}
+		return out.String()
+	}
+	tb := "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n    g()\nKeyError: 'k'\n"
+	tests := []struct {
+		name string
+		log  string
+		want bool
+	}{
+		{"times going forward", stamped(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), false},
+		{"times going back", stamped(10, 9, 8, 7, 6, 5, 4, 3, 2, 1), true},
+		{"too few times to tell", stamped(5, 4, 3), false},
+		{"ranks a second apart, mostly forward", stamped(1, 3, 2, 4, 6, 5, 7, 9, 8, 10, 12, 11), false},
+		{"a traceback in order", tb, false},
+		{"a traceback upside down", reverseLog(tb), true},
+		{"forward with a rank a second behind now and then", stamped(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15, 16, 18, 17, 19, 20, 22, 21, 23, 24, 26, 25, 27, 28, 30, 29, 31, 32, 34, 33, 35), false},
+		{"two formats interleaved, each going back", interleave(stamped(20, 18, 16, 14, 12, 10, 8, 6, 4, 2), millis(19, 17, 15, 13, 11, 9, 7, 5, 3, 1)), true},
+		{"two formats interleaved, each going forward", interleave(stamped(1, 3, 5, 7, 9, 11, 13, 15, 17, 19), millis(2, 4, 6, 8, 10, 12, 14, 16, 18, 20)), false},
+		{"empty", "", false},
+	}
+	for _, tt := range tests {
+		if got := newestFirst([]byte(tt.log)); got != tt.want {
+			t.Errorf("%s: newestFirst = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
