@@ -147,14 +147,16 @@ const wrapWidth = 72
 // half of a line of another stream (a rank's prefix is only on the first
 // half). It returns -1 when the line is not such a half.
 func (e *Engine) wrapped(ln *Line) int {
-	if len(ln.Stream) > 0 || ln.Record || e.prev.no != e.line-1 || e.prev.len < wrapWidth || !e.prev.midWord {
+	if ln.Record || e.prev.no != e.line-1 || e.prev.len < wrapWidth || !e.prev.midWord {
 		return -1
 	}
 	if len(ln.Msg) == 0 || !('a' <= ln.Msg[0] && ln.Msg[0] <= 'z' || '0' <= ln.Msg[0] && ln.Msg[0] <= '9') {
 		return -1
 	}
 	for i, ev := range e.evs {
-		if ev.end == e.line-1 && ev.key != "" {
+		// The half may carry the outer prefixes of the stream (a compose
+		// service's), not the inner one (the rank's).
+		if ev.end == e.line-1 && len(ev.key) > len(ln.Stream) && strings.HasPrefix(ev.key, string(ln.Stream)) {
 			return i
 		}
 	}

@@ -171,6 +171,8 @@ func TestHardWrappedHalfJoinsItsLine(t *testing.T) {
 		want      int // occurrences
 	}{
 		{"cut mid-word", first + "\nlOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out.\n", 1},
+		{"both halves under a compose service's prefix", "llm-0  | " + first + "\nllm-0  | lOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out.\n", 1},
+		{"the second half under another service's prefix", "llm-0  | " + first + "\nllm-1  | lOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out.\n", 2},
 		{"a short line before it", "[rank6]:[E207 01:29:36 x.cpp:1] RuntimeError: CUDA error: out of memory\nfailed to recover, timed out\n", 2},
 		{"a capitalised line after a cut", first + "\nRuntimeError: CUDA error: out of memory on another rank\n", 2},
 		{"a line of its own after a line ending in a space", strings.TrimSuffix(first, "Nume") + "\nlater the operation failed and timed out\n", 2},
