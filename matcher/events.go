@@ -478,7 +478,9 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			ev.state, ev.traceback = stFrames, true
 			return msg, true
 		case ev.kind == kindUsage && argErrorRE.Match(msg):
-			ev.kind = kindPlain // the error line ends the usage text
+			// The error line ends the usage text, and says what the
+			// error is when no record knows it.
+			ev.kind, ev.level, ev.first = kindPlain, max(ev.level, LevelError), keep(msg)
 			return msg, true
 		}
 		return msg, indented

@@ -336,7 +336,7 @@ func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 
 // contentStart returns where log content starts in a line that has a
 // prefix before it: a traceback head, a frame, sglang's header, an
-// exception line, torch's rank prefix ("[rank3]:"). The prefix must end in a space; a frame's indentation
+// exception line, torch's rank prefix ("[rank3]:"), argparse's usage. The prefix must end in a space; a frame's indentation
 // stays with the frame.
 func contentStart(b []byte) int {
 	w := b[:min(len(b), maxHeader+len(tracebackHead))]
@@ -370,6 +370,9 @@ func contentStart(b []byte) int {
 		if _, _, ok := cutTorchRank(w[i+1:]); ok {
 			take(i + 1)
 		}
+	}
+	if i := bytes.Index(w, []byte(" usage: ")); i >= 0 && usageRE.Match(b[i+1:]) {
+		take(i + 1)
 	}
 	if best < 0 {
 		take(recordStart(b))

@@ -259,6 +259,14 @@ var headerShapes = []struct {
 		),
 		want: "",
 	},
+	{
+		name: "argparse's usage under a prefix",
+		log: prefixed("[pod/sglang-0/sglang] ",
+			"usage: launch_server.py [-h] --model-path MODEL_PATH [--port PORT]",
+			"                        [--tp-size TP_SIZE]",
+			"launch_server.py: error: unrecognized arguments: --tp-szie 2"),
+		want: `unknown/error 1-3 rank="" time="" exc="" msg="launch_server.py: error: unrecognized arguments: --tp-szie 2"` + "\n",
+	},
 	// Near misses.
 	{
 		name: "only two lines start alike",

@@ -136,6 +136,11 @@ func TestEngineShapes(t *testing.T) {
 			want: `unknown/error 1-3 rank="" exc="" msg="!!!!!!! Segfault encountered !!!!!!!"` + "\n",
 		},
 		{
+			name: "an argparse error no record knows ends its usage text",
+			log:  "usage: router.py [-h] [--policy POLICY]\n                 [--port PORT]\nrouter.py: error: something odd about --policy\nnext\n",
+			want: `unknown/error 1-3 rank="" exc="" msg="router.py: error: something odd about --policy"` + "\n",
+		},
+		{
 			name: "an exception message over several lines",
 			log:  "ImportError: \n[kernel] CRITICAL: Could not load any library!\nAttempted locations:\n1. /x/a.so\n\nok\n",
 			// A message that starts on the line after its class may hold
