@@ -10,29 +10,37 @@ import (
 // jsonFinding is the finding contract: one JSON object per line. Field names
 // are stable; add fields, never rename.
 type jsonFinding struct {
-	ID        string            `json:"id"`
-	Title     string            `json:"title"`
-	Severity  string            `json:"severity"`
-	Exception *string           `json:"exception"`
-	Message   string            `json:"message"`
-	Source    string            `json:"source"`
-	Line      int64             `json:"line"`
-	EndLine   int64             `json:"end_line"`
-	Count     int               `json:"count"`
-	Ranks     []string          `json:"ranks"`
-	FirstSeen *string           `json:"first_seen"`
-	LastSeen  *string           `json:"last_seen"`
-	RootCause bool              `json:"root_cause"`
-	SymptomOf *string           `json:"symptom_of"`
-	Remedy    Remedy            `json:"remedy"`
-	Site      *jsonSite         `json:"site"`
-	Captures  map[string]string `json:"captures,omitempty"`
+	ID        string  `json:"id"`
+	Title     string  `json:"title"`
+	Severity  string  `json:"severity"`
+	Exception *string `json:"exception"`
+	Message   string  `json:"message"`
+	Source    string  `json:"source"`
+	Line      int64   `json:"line"`
+	EndLine   int64   `json:"end_line"`
+	Count     int     `json:"count"`
+	// Occurrences locates each occurrence merged into the finding, the
+	// earliest 64, in line order.
+	Occurrences []jsonSpan        `json:"occurrences"`
+	Ranks       []string          `json:"ranks"`
+	FirstSeen   *string           `json:"first_seen"`
+	LastSeen    *string           `json:"last_seen"`
+	RootCause   bool              `json:"root_cause"`
+	SymptomOf   *string           `json:"symptom_of"`
+	Remedy      Remedy            `json:"remedy"`
+	Site        *jsonSite         `json:"site"`
+	Captures    map[string]string `json:"captures,omitempty"`
 	// Partial marks a traceback cut before its exception line.
 	Partial bool `json:"partial,omitempty"`
 	// Provisional marks a live view of an event still open; Withdrawn
 	// takes such a view back (see the README's live modes).
 	Provisional bool `json:"provisional,omitempty"`
 	Withdrawn   bool `json:"withdrawn,omitempty"`
+}
+
+type jsonSpan struct {
+	Line    int64 `json:"line"`
+	EndLine int64 `json:"end_line"`
 }
 
 type jsonSite struct {
@@ -61,6 +69,13 @@ func toJSON(f *diagnose.Finding) jsonFinding {
 	}
 	if j.Ranks == nil {
 		j.Ranks = []string{}
+	}
+	j.Occurrences = make([]jsonSpan, 0, max(1, len(f.Spans)))
+	for _, s := range f.Spans {
+		j.Occurrences = append(j.Occurrences, jsonSpan{s.Line, s.EndLine})
+	}
+	if len(j.Occurrences) == 0 {
+		j.Occurrences = append(j.Occurrences, jsonSpan{f.Line, f.EndLine})
 	}
 	if r := f.Record; r != nil && r.Where != nil {
 		j.Site = &jsonSite{Repo: r.Where.Repo, File: r.Where.File, Line: r.Where.Line, Function: r.Where.Function}
