@@ -191,6 +191,9 @@ func (h *headerLearner) propose(rest []byte, l *Line) int {
 	if len(l.Header.Time) > 0 || len(l.Header.Ranks) > 0 {
 		return -1 // sglang's own header: ParseLine knows it
 	}
+	if len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' {
+		return -1 // an indented line continues something; no header starts with a blank
+	}
 	n := contentStart(rest)
 	if n < 0 {
 		return -1
@@ -387,7 +390,10 @@ func contentStart(b []byte) int {
 func recordStart(b []byte) int {
 	var l Line
 	for i := 1; i < len(b) && i <= maxHeader; i++ {
-		if b[i-1] != ' ' || b[i] == ' ' {
+		if b[i-1] != ' ' {
+			continue
+		}
+		if !mayStartRecord(b[i:]) {
 			continue
 		}
 		l = Line{}
@@ -397,6 +403,28 @@ func recordStart(b []byte) int {
 		}
 	}
 	return -1
+}
+
+// mayStartRecord is recordStart's quick look before parseRecord: a record
+// header starts with a bracket (sglang's, torch's), a date or time ("2026-",
+// "12-05 ", "17:04"), a level word, or glog's letter and date ("E0529").
+func mayStartRecord(s []byte) bool {
+	switch c := s[0]; {
+	case c == '[':
+		return true
+	case isDigit(c):
+		return len(s) > 2 && isDigit(s[1]) && (s[2] == '-' || s[2] == '/' || s[2] == ':' || isDigit(s[2]))
+	case c >= 'A' && c <= 'Z':
+		if len(s) > 4 && (c == 'I' || c == 'W' || c == 'E' || c == 'F') && isDigit(s[1]) && isDigit(s[2]) && isDigit(s[3]) && isDigit(s[4]) {
+			return true
+		}
+		j := 1
+		for j < len(s) && isLetter(s[j]) {
+			j++
+		}
+		return wordLevel(s[:j]) != LevelNone
+	}
+	return false
 }
 
 // excStart returns where an exception line ("pkg.SomeError: message")

@@ -70,26 +70,32 @@ func required(re *syntax.Regexp) (set []string, ok bool) {
 	return nil, false
 }
 
-// requiredConcat joins adjacent literals into runs and picks the best set
-// among the runs and the subexpressions.
+// requiredConcat takes the products of adjacent subexpressions whose
+// matches are few known strings ("Failed to (?:parse JSON content
+// from|read JSON)" is one of two strings) and picks the best set among
+// those and the other subexpressions' sets.
 func requiredConcat(subs []*syntax.Regexp) ([]string, bool) {
 	var best []string
 	found := false
 	consider := func(s []string) {
+		s = dropRedundant(s)
 		if !found || better(s, best) {
 			best, found = s, true
 		}
 	}
-	var run []rune
+	cur := []string{""} // the product of the exact run so far
 	flush := func() {
-		if len(run) > 0 {
-			consider([]string{string(run)})
-			run = run[:0]
+		if len(cur) > 1 || cur[0] != "" {
+			consider(cur)
 		}
+		cur = []string{""}
 	}
 	for _, sub := range subs {
-		if sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0 {
-			run = append(run, sub.Rune...)
+		if s, ok := exact(sub); ok {
+			if len(cur)*len(s) > maxExact {
+				flush()
+			}
+			cur = product(cur, s)
 			continue
 		}
 		flush()
@@ -99,6 +105,96 @@ func requiredConcat(subs []*syntax.Regexp) ([]string, bool) {
 	}
 	flush()
 	return best, found
+}
+
+// maxExact bounds the strings exact and requiredConcat enumerate.
+const maxExact = 16
+
+// exact returns every string re matches when they are few: literals, and
+// concatenations, alternations and options of them, with empty-width
+// assertions matching "".
+func exact(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil, false
+		}
+		return []string{string(re.Rune)}, true
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return []string{""}, true
+	case syntax.OpCapture:
+		return exact(re.Sub[0])
+	case syntax.OpQuest:
+		s, ok := exact(re.Sub[0])
+		if !ok || len(s) >= maxExact {
+			return nil, false
+		}
+		return append([]string{""}, s...), true
+	case syntax.OpCharClass:
+		var set []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if hi-lo >= maxExact || len(set)+int(hi-lo)+1 > 4 {
+				return nil, false
+			}
+			for r := lo; r <= hi; r++ {
+				set = append(set, string(r))
+			}
+		}
+		return set, len(set) > 0
+	case syntax.OpConcat:
+		set := []string{""}
+		for _, sub := range re.Sub {
+			s, ok := exact(sub)
+			if !ok || len(set)*len(s) > maxExact {
+				return nil, false
+			}
+			set = product(set, s)
+		}
+		return set, true
+	case syntax.OpAlternate:
+		var set []string
+		for _, sub := range re.Sub {
+			s, ok := exact(sub)
+			if !ok || len(set)+len(s) > maxExact {
+				return nil, false
+			}
+			set = append(set, s...)
+		}
+		return set, true
+	}
+	return nil, false
+}
+
+// product returns every a followed by every b.
+func product(a, b []string) []string {
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out
+}
+
+// dropRedundant removes from a set of needles each member that contains
+// another: a line with the longer one has the shorter one too.
+func dropRedundant(set []string) []string {
+	out := set[:0:0]
+	for i, s := range set {
+		redundant := false
+		for j, t := range set {
+			if i != j && strings.Contains(s, t) && (len(t) < len(s) || j < i) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // better prefers the set whose shortest member says more; then fewer

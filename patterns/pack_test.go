@@ -99,7 +99,12 @@ func TestNeedles(t *testing.T) {
 		want  []string
 	}{
 		{`Transfer thread failed because of (?P<cause>.+?)\.? Prefill instance`, []string{"Transfer thread failed because of "}},
-		{`(?:CUDA out of memory|CUDA error: out of memory)`, []string{"out of memory", "error: out of memory"}},
+		{`(?:CUDA out of memory|CUDA error: out of memory)`, []string{"CUDA out of memory", "CUDA error: out of memory"}},
+		{`Failed to (?:parse JSON content from|read JSON) file (?P<file>\S+)`, []string{"Failed to parse JSON content from file ", "Failed to read JSON file "}},
+		{`(?:^|Error: )cannot import name '(?P<name>\w+)'`, []string{"cannot import name '"}},
+		{`module '?(?P<m>\w+)'? has no attribute`, []string{" has no attribute"}},
+		{`(?:site-packages/|dist-packages/)(?:flashinfer|triton)/x\.py`, []string{"site-packages/flashinfer/x.py", "site-packages/triton/x.py", "dist-packages/flashinfer/x.py", "dist-packages/triton/x.py"}},
+		{`(?:a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q)xyzw`, []string{"xyzw"}},
 		{`error: argument (?P<flag>--[\w-]+): invalid choice: '`, []string{": invalid choice: '"}},
 		{`(?:abcd|efgh)+ t`, []string{"abcd", "efgh"}},
 		{`(?:abcd|efgh)+ tail`, []string{" tail"}},
