@@ -7,8 +7,11 @@ import "bytes"
 // (markWord); saysError confirms it, word by word, without allocating.
 
 // errWords are the words, lowercase; a word counts in lowercase,
-// capitalised or upper case. Each is whole: "errors" is listed, so that
-// "error" does not count inside "errorsome".
+// capitalised or upper case. Besides the words of failure, the phrases
+// with which a system call, a connection or an allocation says it could not
+// be done ("No such file or directory", "Connection refused"). Each is
+// whole: "errors" is listed, so that "error" does not count inside
+// "errorsome".
 var errWords = []string{
 	"error", "errors",
 	"exception", "exceptions",
@@ -21,6 +24,9 @@ var errWords = []string{
 	"timeout", "timeouts", "timed out",
 	"segmentation fault", "segfault", "segfaulted",
 	"nan", "nans", "inf",
+	"could not", "cannot", "unable to",
+	"no such file or directory", "permission denied", "connection refused", "no route to host", "unreachable",
+	"out of memory", "core dumped", "unauthorized", "forbidden",
 }
 
 // wordNeedles are the automaton's needles for errWords: their case
@@ -38,6 +44,9 @@ var wordNeedles = []string{
 	"timeout", "Timeout", "TIMEOUT", "timed out", "Timed out", "TIMED OUT",
 	"egmentation fault", "egmentation Fault", "EGMENTATION FAULT", "segfault", "Segfault", "SegFault", "SEGFAULT",
 	"nan", "NaN", "NAN", "Nan",
+	"could not", "Could not", "COULD NOT", "cannot", "Cannot", "CANNOT", "unable to", "Unable to", "UNABLE TO",
+	"o such file or directory", "ermission denied", "onnection refused", "o route to host", "nreachable", "NREACHABLE",
+	"out of memory", "Out of memory", "OUT OF MEMORY", "ore dumped", "nauthorized", "NAUTHORIZED", "orbidden", "ORBIDDEN",
 	"[E]",
 	`HTTP/1.1" 4`, `HTTP/1.1" 5`, `HTTP/1.0" 4`, `HTTP/1.0" 5`,
 	`HTTP/2" 4`, `HTTP/2" 5`, `HTTP/2.0" 4`, `HTTP/2.0" 5`,

@@ -254,7 +254,7 @@ func TestEngineShapes(t *testing.T) {
 				"/x/launch_server.py:56: UserWarning: 'python -m sglang.launch_server' is still supported\n" +
 				"  warnings.warn(\n" +
 				"[2026-11-29 10:15:27 TP0] Decode batch, #running-req: 3, token usage: 0.12, cuda graph: True\n" +
-				"node-3:190:3197 [2] NCCL WARN NET/Plugin: Could not find: libnccl-net.so\n",
+				"node-3:190:3197 [2] NCCL INFO NET/Plugin: Could not find: libnccl-net.so\n",
 			want: "",
 		},
 	}
