@@ -61,6 +61,9 @@ type LearnStats struct {
 	// Files is the number of Python files read, Sites the number of sites
 	// found in them.
 	Files, Sites int
+	// Unreadable holds an error, naming the file and line, for each file
+	// the reader could not read; its sites are not learnt.
+	Unreadable []error
 	// Skipped counts the sites that did not become records of their own,
 	// by reason (see Learned).
 	Skipped map[string]int
@@ -93,8 +96,9 @@ var learnSkipDirs = map[string]bool{"test": true, "tests": true, "testing": true
 // every .py file in it, in file order and then line order. Test code is left
 // out: directories named test, tests, testing, unittest or unit_tests, hidden
 // directories, and files named test_*.py, *_test.py or conftest.py. A bare
-// re-raise (raise with no expression) is not a site. An error names the file
-// and line.
+// re-raise (raise with no expression) is not a site. A file the reader
+// cannot read is left out and noted in the stats; an error reading the
+// tree stops the walk.
 func LearnSites(fsys fs.FS) ([]RaiseSite, LearnStats, error) {
 	stats := LearnStats{Skipped: map[string]int{}}
 	var sites []RaiseSite
@@ -104,13 +108,12 @@ func LearnSites(fsys fs.FS) ([]RaiseSite, LearnStats, error) {
 		}
 		base := d.Name()
 		if d.IsDir() {
-			if name != "." && (learnSkipDirs[base] || strings.HasPrefix(base, ".")) {
+			if name != "." && skipDir(base) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(base, ".py") || strings.HasPrefix(base, "test_") ||
-			strings.HasSuffix(base, "_test.py") || base == "conftest.py" || !d.Type().IsRegular() {
+		if !learnsBase(base) || !d.Type().IsRegular() {
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, name)
@@ -119,7 +122,9 @@ func LearnSites(fsys fs.FS) ([]RaiseSite, LearnStats, error) {
 		}
 		found, err := ParsePython(name, data)
 		if err != nil {
-			return err
+			// One file the reader cannot read does not stop the rest.
+			stats.Unreadable = append(stats.Unreadable, err)
+			return nil
 		}
 		stats.Files++
 		stats.Sites += len(found)
@@ -130,6 +135,25 @@ func LearnSites(fsys fs.FS) ([]RaiseSite, LearnStats, error) {
 		return nil, stats, err
 	}
 	return sites, stats, nil
+}
+
+// LearnsFile reports whether LearnSites reads the file at a slash-separated
+// path inside a tree: a .py file outside test code.
+func LearnsFile(name string) bool {
+	dirs := strings.Split(name, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if skipDir(d) {
+			return false
+		}
+	}
+	return learnsBase(dirs[len(dirs)-1])
+}
+
+func skipDir(base string) bool { return learnSkipDirs[base] || strings.HasPrefix(base, ".") }
+
+func learnsBase(base string) bool {
+	return strings.HasSuffix(base, ".py") && !strings.HasPrefix(base, "test_") &&
+		!strings.HasSuffix(base, "_test.py") && base != "conftest.py"
 }
 
 // ParsePython returns the raise, assert and logging sites of one Python

@@ -582,13 +582,38 @@ func TestLearnedFromRaiseSites(t *testing.T) {
 	t.Logf("%d records from %d sites; skipped %v", len(recs), len(sites), stats.Skipped)
 }
 
-func TestLearnSitesErrorNamesFile(t *testing.T) {
+// A file the reader cannot read is skipped, named with its line, and the
+// rest of the tree is learnt.
+func TestLearnSitesSkipsAnUnreadableFile(t *testing.T) {
 	fsys := fstest.MapFS{
 		"pkg/ok.py":  {Data: []byte("raise ValueError('fine message here')\n")},
 		"pkg/bad.py": {Data: []byte("\n\nx = 'open\n")},
 	}
-	_, _, err := LearnSites(fsys)
-	if err == nil || err.Error() != "pkg/bad.py:3: unterminated string literal" {
-		t.Errorf("error %v", err)
+	sites, stats, err := LearnSites(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats.Unreadable) != 1 || stats.Unreadable[0].Error() != "pkg/bad.py:3: unterminated string literal" {
+		t.Errorf("unreadable %v", stats.Unreadable)
+	}
+	if len(sites) != 1 || sites[0].File != "pkg/ok.py" {
+		t.Errorf("sites %+v", sites)
+	}
+}
+
+func TestLearnsFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"srt/server_args.py":          true,
+		"srt/tests/helper.py":         false,
+		"srt/.cache/x.py":             false,
+		"srt/test_utils.py":           false,
+		"srt/io_test.py":              false,
+		"conftest.py":                 false,
+		"srt/layers/testing_utils.py": true,
+		"srt/notes.md":                false,
+	} {
+		if got := LearnsFile(name); got != want {
+			t.Errorf("LearnsFile(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -90,6 +90,9 @@ func (c patternsLearnCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("learn from %q: %w", c.Dir, err)
 	}
+	for _, err := range stats.Unreadable {
+		fmt.Fprintf(e.stderr, "tailfix: warning: skipped %s/%v\n", filepath.ToSlash(c.Dir), err)
+	}
 	recs := patterns.Learned(sites, c.Repo, &stats)
 	if _, err := patterns.NewPack(recs); err != nil {
 		return fmt.Errorf("learn from %q: %w", c.Dir, err)
@@ -130,6 +133,9 @@ func learnSummary(stats patterns.LearnStats, records int) string {
 			s += ","
 		}
 		s += fmt.Sprintf(" %d %s", stats.Skipped[r], r)
+	}
+	if n := len(stats.Unreadable); n > 0 {
+		s += fmt.Sprintf("; %d unreadable %s skipped", n, learnPlural(n, "file", "files"))
 	}
 	return s
 }
