@@ -954,6 +954,10 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		if o.Exception == "" && p.rec.Role == patterns.RoleWrapper {
 			if root, ok := rootExc(excs); ok {
 				o.Exception = root.class
+			} else if ev.traceback {
+				// The traceback it introduces was cut before its
+				// exception: what it wraps is missing.
+				o.Partial = true
 			}
 		}
 		if !p.gen || p.rec.Role != patterns.RoleWrapper {

@@ -141,3 +141,37 @@ AssertionError: 16 is not divisible by 6
 		t.Errorf("diffusion only: got %s, want %s", brief(got), diffRaise.ID)
 	}
 }
+
+// A wrapper stands for the error it introduces; when the traceback under
+// it was cut before its exception line, what it wraps is missing, and the
+// occurrence is partial, like the cut traceback it would otherwise be.
+func TestWrapperOfCutTracebackIsPartial(t *testing.T) {
+	const pack = `
+- id: t/asgi
+  title: asgi
+  severity: error
+  role: wrapper
+  match: {message: "Exception in ASGI application"}
+  cause: c
+  fix: {steps: [s]}
+  tests: {match: ["ERROR:    Exception in ASGI application"]}
+`
+	m := compileRecords(t, pack)
+	head := "ERROR:    Exception in ASGI application\nTraceback (most recent call last):\n" +
+		"  File \"/x/uvicorn/protocols/http/httptools_impl.py\", line 409, in run_asgi\n" +
+		"    result = await app(\n"
+	tests := []struct {
+		log     string
+		partial bool
+		exc     string
+	}{
+		{head, true, ""},
+		{head + "IndexError: list index out of range\n", false, "IndexError"},
+	}
+	for _, tt := range tests {
+		got := occurrences(t, m, tt.log, 0)
+		if len(got) != 1 || got[0].ID != "t/asgi" || got[0].Partial != tt.partial || got[0].Exception != tt.exc {
+			t.Errorf("%q: got %s partial=%v, want t/asgi partial=%v exc=%q", tt.log, brief(got), len(got) == 1 && got[0].Partial, tt.partial, tt.exc)
+		}
+	}
+}

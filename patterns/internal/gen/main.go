@@ -60,6 +60,13 @@ type serverArg struct {
 	DefinedAt  string   `json:"defined_at"`
 }
 
+// pythonsOwnRE matches the messages of Python itself that some
+// __getattr__ methods repeat word for word ("'{type}' object has no
+// attribute '{name}'", "module {name!r} has no attribute {attr!r}"): a line
+// with one of them was raised by any code at all, and a record of the
+// site that repeats it would claim every AttributeError in a log.
+var pythonsOwnRE = regexp.MustCompile(`^(?:'\.\*\?' object|module \.\*\?) has no attribute '?\.\*\?'?$`)
+
 // record is one generated record: a distinct message and where it is raised.
 type record struct {
 	id, severity, kind, class, regex, template string
@@ -116,6 +123,10 @@ func run(sitesPath, argsPath, out string) error {
 		re := firstLineRegex(*s.Regex)
 		if longestLiteral(re) < minLiteral {
 			skipped[fmt.Sprintf("too generic: no literal text of %d bytes", minLiteral)]++
+			continue
+		}
+		if pythonsOwnRE.MatchString(re) {
+			skipped["Python's own message, repeated by a __getattr__ (names no site)"]++
 			continue
 		}
 		if r := byRegex[re]; r != nil {
