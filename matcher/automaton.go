@@ -103,6 +103,10 @@ type pattern struct {
 	re   *regexp.Regexp
 	once sync.Once
 	gen  bool // generated from sglang's source, not written by hand
+	// diffusion is set for a generated record of sglang's diffusion
+	// runtime: of two generated records that say the same of a line, the
+	// server's is the one to name (see patterns.DiffusionFile).
+	diffusion bool
 	// benign is set for a record of a line known to be harmless: it
 	// explains the line, and is no finding.
 	benign bool
@@ -246,7 +250,7 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 	}
 	for i, rec := range pack.Records {
 		p := &m.pats[i]
-		p.rec, p.gen = rec, rec.Gen != nil
+		p.rec, p.gen, p.diffusion = rec, rec.Gen != nil, rec.Diffusion()
 		p.benign = rec.Benign()
 		if rec.Match.Frame != "" {
 			fr, err := regexp.Compile(rec.Match.Frame)
@@ -314,14 +318,18 @@ func (m *Matcher) raisedCandidates(msg []byte, fn func(pat int32)) {
 
 // raisedMatch returns the generated record of a message sglang raises that
 // matches an exception (class and message), or -1. When several do, the
-// longest message is the most specific.
+// longest message is the most specific; of two as long, the server's
+// rather than the diffusion runtime's.
 func (m *Matcher) raisedMatch(class, msg string) int32 {
 	b := []byte(msg)
 	best := int32(-1)
 	m.raisedCandidates(b, func(o int32) {
 		p := &m.pats[o]
-		if best >= 0 && len(p.rec.Match.Regex) <= len(m.pats[best].rec.Match.Regex) {
-			return
+		if best >= 0 {
+			q := &m.pats[best]
+			if n, k := len(p.rec.Match.Regex), len(q.rec.Match.Regex); n < k || n == k && (p.diffusion || !q.diffusion) {
+				return
+			}
 		}
 		if c := p.rec.Match.Exception; c != "" && class != "" && !SameClass(c, class) {
 			return

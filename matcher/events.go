@@ -911,10 +911,17 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	best := e.bestHit(ev, inGroup)
 	if best == nil || e.m.pats[best.pat].gen || e.m.pats[best.pat].rec.Role == patterns.RoleWrapper {
 		// No hand-written cause: a message sglang raises, found in the
-		// exception lines, root first, says more than a wrapper.
+		// exception lines, root first, says more than a wrapper. But not
+		// more than a hand-written wrapper of the same line, nor than one
+		// that another generated wrapper would only repeat: what that
+		// record knows of the message is what its generated twin lacks.
+		handWrapper := best != nil && !e.m.pats[best.pat].gen
 		for _, x := range excs {
 			if i := e.m.raisedMatch(x.class, x.msg); i >= 0 {
 				p := &e.m.pats[i]
+				if handWrapper && (x.line == best.line || p.rec.Role == patterns.RoleWrapper) {
+					continue
+				}
 				o.Record, o.ID, o.Exception, o.Message = p.rec, p.rec.ID, x.class, x.msg
 				o.Captures = p.captures([]byte(x.msg))
 				return o, ev.kind != kindLogError
@@ -947,6 +954,10 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		if o.Exception == "" && p.rec.Role == patterns.RoleWrapper {
 			if root, ok := rootExc(excs); ok {
 				o.Exception = root.class
+			} else if ev.traceback {
+				// The traceback it introduces was cut before its
+				// exception: what it wraps is missing.
+				o.Partial = true
 			}
 		}
 		if !p.gen || p.rec.Role != patterns.RoleWrapper {
@@ -1024,7 +1035,9 @@ func rootExc(excs []exc) (exc, bool) {
 
 // bestHit picks the event's key line among the hits in: a hand-written
 // record before a generated one, a cause before a symptom before a wrapper, then
-// the earliest line (the root of a chained traceback comes first).
+// the earliest line (the root of a chained traceback comes first); on one
+// line, a generated record of the server before one of the diffusion
+// runtime.
 func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 	// rank orders records: hand-written before generated; a cause before
 	// a symptom, which only passes an error on, and a symptom before a
@@ -1050,6 +1063,8 @@ func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 			continue
 		}
 		if best == nil || rank(h) < rank(best) {
+			best = h
+		} else if rank(h) == rank(best) && h.line == best.line && e.m.pats[best.pat].diffusion && !e.m.pats[h.pat].diffusion {
 			best = h
 		}
 	}

@@ -79,6 +79,22 @@ func parseSites(origin, text string) ([]*Record, error) {
 	return recs, nil
 }
 
+// DiffusionFile reports whether a file of sglang's source belongs to its
+// diffusion runtime (python/sglang/multimodal_gen, behind `sglang
+// generate` and the diffusion server) rather than to the language-model
+// server (python/sglang/srt). The two share many messages, copied from
+// one to the other ("{} is not divisible by {}", "Rank {i} scheduler is
+// dead…"); a line that both could have printed is the server's.
+func DiffusionFile(file string) bool {
+	return strings.HasPrefix(file, "python/sglang/multimodal_gen/")
+}
+
+// Diffusion reports whether a generated record's message is raised in
+// sglang's diffusion runtime (see DiffusionFile).
+func (r *Record) Diffusion() bool {
+	return r.Gen != nil && r.Where != nil && DiffusionFile(r.Where.File)
+}
+
 // endsInPlaceholder reports whether a message template ends with a value
 // filled in at run time: "{e}", "{e!r}.", "%s".
 func endsInPlaceholder(tmpl string) bool {

@@ -60,6 +60,13 @@ type serverArg struct {
 	DefinedAt  string   `json:"defined_at"`
 }
 
+// pythonsOwnRE matches the messages of Python itself that some
+// __getattr__ methods repeat word for word ("'{type}' object has no
+// attribute '{name}'", "module {name!r} has no attribute {attr!r}"): a line
+// with one of them was raised by any code at all, and a record of the
+// site that repeats it would claim every AttributeError in a log.
+var pythonsOwnRE = regexp.MustCompile(`^(?:'\.\*\?' object|module \.\*\?) has no attribute '?\.\*\?'?$`)
+
 // record is one generated record: a distinct message and where it is raised.
 type record struct {
 	id, severity, kind, class, regex, template string
@@ -118,17 +125,23 @@ func run(sitesPath, argsPath, out string) error {
 			skipped[fmt.Sprintf("too generic: no literal text of %d bytes", minLiteral)]++
 			continue
 		}
+		if pythonsOwnRE.MatchString(re) {
+			skipped["Python's own message, repeated by a __getattr__ (names no site)"]++
+			continue
+		}
 		if r := byRegex[re]; r != nil {
 			r.sites++
 			skipped["the same message at another site (merged)"]++
+			if patterns.DiffusionFile(r.first.File) && !patterns.DiffusionFile(s.File) {
+				// The diffusion runtime copied the message from the
+				// server, and sorts before it: a line of either is
+				// shown as the server's.
+				r.setSite(s, flagOf)
+			}
 			continue
 		}
-		r := &record{regex: re, template: firstLine(*s.Message), first: s, sites: 1, kind: s.Kind}
-		r.class = deref(s.Class)
-		r.severity = map[string]string{"raise": "error", "assert": "error", "logger.error": "error",
-			"logger.critical": "fatal", "logger.warning": "warning"}[s.Kind]
-		r.flags = flagsNamed(r.template, flagOf)
-		r.title = titleOf(r.class, r.template)
+		r := &record{regex: re, sites: 1}
+		r.setSite(s, flagOf)
 		r.sample = sample(re)
 		needles, err := (&patterns.Record{Match: patterns.Match{Regex: re}}).Needles()
 		if err != nil {
@@ -156,6 +169,17 @@ func run(sitesPath, argsPath, out string) error {
 		return err
 	}
 	return writeReadme(filepath.Join(out, "README.md"), len(sites), len(recs), skipped, recs)
+}
+
+// setSite makes s the site the record names: where it is raised, how,
+// and the message as written there.
+func (r *record) setSite(s site, flagOf map[string]string) {
+	r.first, r.kind, r.template = s, s.Kind, firstLine(*s.Message)
+	r.class = deref(s.Class)
+	r.severity = map[string]string{"raise": "error", "assert": "error", "logger.error": "error",
+		"logger.critical": "fatal", "logger.warning": "warning"}[s.Kind]
+	r.flags = flagsNamed(r.template, flagOf)
+	r.title = titleOf(r.class, r.template)
 }
 
 func readJSONL[T any](path string) ([]T, error) {
