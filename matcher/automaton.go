@@ -110,6 +110,11 @@ type pattern struct {
 	// benign is set for a record of a line known to be harmless: it
 	// explains the line, and is no finding.
 	benign bool
+	// quiet is set for a generated record below warning level (a warning
+	// only older releases print): it explains its line, so that the line
+	// is no unknown error, but is no finding, and leaves the line to any
+	// other record.
+	quiet bool
 	// frame is Match.Frame: the pattern is confirmed on a frame line, and
 	// re (when set) then checks the traceback's exception message.
 	frame *regexp.Regexp
@@ -252,6 +257,7 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 		p := &m.pats[i]
 		p.rec, p.gen, p.diffusion = rec, rec.Gen != nil, rec.Diffusion()
 		p.benign = rec.Benign()
+		p.quiet = p.gen && rec.Severity < patterns.SeverityWarning
 		if rec.Match.Frame != "" {
 			fr, err := regexp.Compile(rec.Match.Frame)
 			if err != nil {

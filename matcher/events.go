@@ -299,9 +299,10 @@ func (e *Engine) open(ln *Line, owners []int32) {
 				continue
 			}
 			explained = true
-			if p.benign {
+			switch {
+			case p.benign:
 				benign = true
-			} else {
+			case !p.quiet:
 				hits = append(hits, o)
 			}
 		case marker(o) == markTraceback, marker(o) == markThread:
@@ -820,7 +821,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	}
 	ev.lines++
 	for _, o := range owners {
-		if o < 0 || e.m.pats[o].benign {
+		if o < 0 || e.m.pats[o].benign || e.m.pats[o].quiet {
 			continue
 		}
 		if e.m.pats[o].confirm(view) {
@@ -1064,7 +1065,25 @@ func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 		}
 		if best == nil || rank(h) < rank(best) {
 			best = h
-		} else if rank(h) == rank(best) && h.line == best.line && e.m.pats[best.pat].diffusion && !e.m.pats[h.pat].diffusion {
+			continue
+		}
+		if rank(h) != rank(best) || h.line != best.line {
+			continue
+		}
+		// Two generated records of one line: the message that says more
+		// ("Detected errors during sampling! NaN in the logits." over
+		// "Detected errors during sampling!"), then the server's over the
+		// diffusion runtime's copy.
+		hp, bp := &e.m.pats[h.pat], &e.m.pats[best.pat]
+		if hp.gen && bp.gen {
+			if lh, lb := len(hp.rec.Match.Regex), len(bp.rec.Match.Regex); lh != lb {
+				if lh > lb {
+					best = h
+				}
+				continue
+			}
+		}
+		if bp.diffusion && !hp.diffusion {
 			best = h
 		}
 	}

@@ -175,3 +175,35 @@ func TestWrapperOfCutTracebackIsPartial(t *testing.T) {
 		}
 	}
 }
+
+// Two generated records match one line, one message a prefix of the other
+// (an old release's warning "Detected errors during sampling!" and a later
+// error that says what was detected): the one that says more is the
+// finding, whichever order the pack lists them in.
+func TestLongerGeneratedMessageWins(t *testing.T) {
+	short := genRecord(t, "g/detected", "logger.warning", "", `Detected errors during sampling!`, "python/sglang/srt/layers/sampler.py", "Detected errors during sampling!", patterns.RoleCause)
+	long := genRecord(t, "g/detected-nan", "logger.error", "", `Detected errors during sampling! NaN in the logits\.`, "python/sglang/srt/speculative/spec_utils.py", "Detected errors during sampling! NaN in the logits.", patterns.RoleCause)
+	for _, order := range [][]*patterns.Record{{short, long}, {long, short}} {
+		m := compileRecords(t, "", order...)
+		got := occurrences(t, m, "[2025-03-01 10:00:00 TP3] Detected errors during sampling! NaN in the logits.\n", 0)
+		if len(got) != 1 || got[0].ID != "g/detected-nan" {
+			t.Errorf("order %s, %s: got %s", order[0].ID, order[1].ID, brief(got))
+		}
+	}
+}
+
+// A generated record below warning level (a warning only older releases
+// print) explains its line, which is then no unknown error, but is no
+// finding of its own and does not take the traceback after it.
+func TestQuietGeneratedRecord(t *testing.T) {
+	old := genRecord(t, "g/old-warning", "logger.warning", "", `Unexpected error while warming the widget cache, skipping`, "python/sglang/srt/cache.py",
+		"Unexpected error while warming the widget cache, skipping", patterns.RoleCause)
+	old.Severity = patterns.SeverityInfo
+	m := compileRecords(t, "", old)
+	log := "[2025-03-01 10:00:00] Unexpected error while warming the widget cache, skipping\n" +
+		"Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nKeyError: 'widget'\n"
+	got := brief(occurrences(t, m, log, 0))
+	if want := `unknown/traceback 2-4 rank="" exc="KeyError" msg="'widget'"` + "\n"; got != want {
+		t.Errorf("got:\n%swant:\n%s", got, want)
+	}
+}

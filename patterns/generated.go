@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-//go:generate go run ./internal/gen -sites ../../shared/sglang/raise-sites.jsonl -args ../../shared/sglang/server-args.jsonl -out generated
+//go:generate go run ./internal/gen -sites ../../shared/sglang/raise-sites.jsonl -args ../../shared/sglang/server-args.jsonl -history generated/history.tsv -out generated
 
 // The generated pack: one record per distinct message sglang raises or
 // logs, and sglang's flag table. See generated/README.md.
@@ -37,8 +37,8 @@ func parseSites(origin, text string) ([]*Record, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 18 {
-			return nil, &RecordError{File: origin, Line: n + 1, Err: fmt.Errorf("%d fields, want 18", len(f))}
+		if len(f) != 22 {
+			return nil, &RecordError{File: origin, Line: n + 1, Err: fmt.Errorf("%d fields, want 22", len(f))}
 		}
 		for i := range f {
 			f[i] = untsv(f[i])
@@ -50,7 +50,8 @@ func parseSites(origin, text string) ([]*Record, error) {
 		lineNo, _ := strconv.Atoi(f[7])
 		sites, _ := strconv.Atoi(f[10])
 		g := &Generated{Kind: f[2], Template: f[5], Qualname: f[9], Sites: sites, Guard: f[12], Commit: f[13],
-			Needles: strings.Split(f[15], "\x1f")}
+			Needles:      strings.Split(f[15], "\x1f"),
+			FirstRelease: f[18], LastRelease: f[19], RemovedIn: f[20], RemovedBy: f[21]}
 		if f[11] != "" {
 			g.Flags = strings.Fields(f[11])
 		}

@@ -154,6 +154,16 @@ type Generated struct {
 	Guard string `json:"guard,omitempty"`
 	// Commit is the sglang commit the site was read from.
 	Commit string `json:"commit,omitempty"`
+	// FirstRelease and LastRelease are the first and last sglang release
+	// that print the message ("0.4.4.post2"; "main 2026-05" for main as
+	// sampled after the last release the history knows); LastRelease is
+	// empty while the newest commit read still prints it. RemovedIn is the
+	// release that no longer does, and RemovedBy the commit that dropped
+	// it ("ec6f8d61f [Spec] Async-assert probes…").
+	FirstRelease string `json:"first_release,omitempty"`
+	LastRelease  string `json:"last_release,omitempty"`
+	RemovedIn    string `json:"removed_in,omitempty"`
+	RemovedBy    string `json:"removed_by,omitempty"`
 	// Needles are the record's prefilter literals, worked out when the
 	// pack was generated.
 	Needles []string `json:"-"`

@@ -48,6 +48,11 @@ type jsonSite struct {
 	File     string `json:"file"`
 	Line     int    `json:"line,omitempty"`
 	Function string `json:"function,omitempty"`
+	// The sglang releases that print a generated record's message.
+	FirstRelease string `json:"first_release,omitempty"`
+	LastRelease  string `json:"last_release,omitempty"`
+	RemovedIn    string `json:"removed_in,omitempty"`
+	RemovedBy    string `json:"removed_by,omitempty"`
 }
 
 func nullable(s string) *string {
@@ -79,6 +84,9 @@ func toJSON(f *diagnose.Finding) jsonFinding {
 	}
 	if r := f.Record; r != nil && r.Where != nil {
 		j.Site = &jsonSite{Repo: r.Where.Repo, File: r.Where.File, Line: r.Where.Line, Function: r.Where.Function}
+		if g := r.Gen; g != nil {
+			j.Site.FirstRelease, j.Site.LastRelease, j.Site.RemovedIn, j.Site.RemovedBy = g.FirstRelease, g.LastRelease, g.RemovedIn, g.RemovedBy
+		}
 	}
 	return j
 }

@@ -136,3 +136,24 @@ func TestTextNoColorHasNoEscapes(t *testing.T) {
 		t.Errorf("no escape in coloured output")
 	}
 }
+
+// A generated record says which sglang releases print its message, and
+// for one a later release dropped, which release and commit did.
+func TestReleasesSentence(t *testing.T) {
+	tests := []struct {
+		g    patterns.Generated
+		want string
+	}{
+		{patterns.Generated{}, ""},
+		{patterns.Generated{FirstRelease: "0.4.1"}, " sglang prints it since 0.4.1."},
+		{patterns.Generated{FirstRelease: "0.4.4.post2", LastRelease: "main 2026-02", RemovedIn: "main 2026-03", RemovedBy: "346a4131c [Spec] Refactor NaN/OOB checks (#19899)"},
+			` sglang printed it from 0.4.4.post2 to main 2026-02; main 2026-03 no longer does (commit 346a4131c, "[Spec] Refactor NaN/OOB checks (#19899)"): this server runs an older release, and upgrading changes this check.`},
+		{patterns.Generated{FirstRelease: "0.3.1", LastRelease: "0.3.4", RemovedIn: "0.3.5"},
+			" sglang printed it from 0.3.1 to 0.3.4; 0.3.5 no longer does: this server runs an older release, and upgrading changes this check."},
+	}
+	for _, tt := range tests {
+		if got := releases(&tt.g); got != tt.want {
+			t.Errorf("releases(%+v)\n got %q\nwant %q", tt.g, got, tt.want)
+		}
+	}
+}

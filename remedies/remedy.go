@@ -111,6 +111,7 @@ func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 		fmt.Fprintf(&cause, ", and from %d other places with the same message", g.Sites-1)
 	}
 	cause.WriteString(".")
+	cause.WriteString(releases(g))
 	if g.Guard != "" {
 		fmt.Fprintf(&cause, " It happens when `%s` holds.", truncate(g.Guard, 200))
 	}
@@ -130,6 +131,25 @@ func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 	steps = append(steps, "Search sglang's issues for the message: https://github.com/sgl-project/sglang/issues?q="+
 		url.QueryEscape(`"`+truncate(literalPrefix(g.Template), 80)+`"`))
 	return Remedy{Cause: cause.String(), Steps: steps}
+}
+
+// releases says which sglang releases print a generated record's message,
+// as a sentence, or "".
+func releases(g *patterns.Generated) string {
+	switch {
+	case g.FirstRelease == "":
+		return ""
+	case g.LastRelease == "":
+		return fmt.Sprintf(" sglang prints it since %s.", g.FirstRelease)
+	}
+	s := fmt.Sprintf(" sglang printed it from %s to %s", g.FirstRelease, g.LastRelease)
+	if g.RemovedIn != "" {
+		s += fmt.Sprintf("; %s no longer does", g.RemovedIn)
+		if hash, subject, ok := strings.Cut(g.RemovedBy, " "); ok {
+			s += fmt.Sprintf(" (commit %s, %q)", hash, truncate(subject, 90))
+		}
+	}
+	return s + ": this server runs an older release, and upgrading changes this check."
 }
 
 // flagStep explains a flag from sglang's flag table.

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -45,6 +46,8 @@ type site struct {
 	Condition *string `json:"condition"`
 	Guard     *string `json:"guard"`
 	Commit    string  `json:"commit"`
+
+	hist *histFact // for a message only older releases print
 }
 
 type serverArg struct {
@@ -75,20 +78,34 @@ type record struct {
 	flags                                      []string
 	sample, nearMiss, title                    string
 	needles                                    []string
+	hist                                       *histFact // the releases that print it, when the history knows
+}
+
+// histFact is one line of the history (patterns/internal/history): a
+// message, the first and last release that print it ("" for last: still
+// printed at the newest commit read), and the release and commit that
+// dropped it.
+type histFact struct {
+	kind, class, regex, template      string
+	first, last, removedIn, removedBy string
+	file, function                    string
+	line                              int
+	commit                            string // of the last release that prints it
 }
 
 func main() {
 	sitesPath := flag.String("sites", "../../shared/sglang/raise-sites.jsonl", "raise-sites.jsonl")
 	argsPath := flag.String("args", "../../shared/sglang/server-args.jsonl", "server-args.jsonl")
+	histPath := flag.String("history", "", "history.tsv written by patterns/internal/history (none: no release ranges)")
 	out := flag.String("out", "generated", "output directory")
 	flag.Parse()
-	if err := run(*sitesPath, *argsPath, *out); err != nil {
+	if err := run(*sitesPath, *argsPath, *histPath, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sitesPath, argsPath, out string) error {
+func run(sitesPath, argsPath, histPath, out string) error {
 	args, err := readJSONL[serverArg](argsPath)
 	if err != nil {
 		return err
@@ -96,6 +113,34 @@ func run(sitesPath, argsPath, out string) error {
 	sites, err := readJSONL[site](sitesPath)
 	if err != nil {
 		return err
+	}
+	var facts []*histFact
+	if histPath != "" {
+		if facts, err = readHistory(histPath); err != nil {
+			return err
+		}
+	}
+	factOf := map[string]*histFact{} // kind, class and template → fact; template alone too
+	for _, f := range facts {
+		factOf[histKey(f.kind, f.class, f.template)] = f
+		if _, ok := factOf[f.template]; !ok || f.last == "" {
+			factOf[f.template] = f
+		}
+	}
+	current := len(sites)
+	// Messages older releases print and the newest no longer does come
+	// after the newest's, so that a message both print is the newest's.
+	for _, f := range facts {
+		if f.last == "" {
+			continue
+		}
+		fn := f.function
+		if i := strings.LastIndexByte(fn, '.'); i >= 0 {
+			fn = fn[i+1:]
+		}
+		class, msg, re := f.class, f.template, f.regex
+		sites = append(sites, site{File: f.file, Line: f.line, Function: fn, Qualname: f.function, Kind: f.kind,
+			Class: &class, Message: &msg, Regex: &re, Commit: f.commit, hist: f})
 	}
 	flagOf := map[string]string{} // a flag or dest → the flag's first name
 	for _, a := range args {
@@ -140,8 +185,19 @@ func run(sitesPath, argsPath, out string) error {
 			}
 			continue
 		}
-		r := &record{regex: re, sites: 1}
+		r := &record{regex: re, sites: 1, hist: s.hist}
 		r.setSite(s, flagOf)
+		if r.hist == nil {
+			r.hist = factOf[histKey(histKind(s.Kind), deref(s.Class), r.template)]
+		}
+		if r.hist == nil {
+			r.hist = factOf[r.template]
+		}
+		if s.hist != nil && r.severity == "warning" {
+			// A warning only older releases print: known, and no finding
+			// (the newest release says nothing, or says it at info level).
+			r.severity = "info"
+		}
 		r.sample = sample(re)
 		needles, err := (&patterns.Record{Match: patterns.Match{Regex: re}}).Needles()
 		if err != nil {
@@ -168,7 +224,84 @@ func run(sitesPath, argsPath, out string) error {
 	if err := writeFlags(filepath.Join(out, "flags.tsv"), args); err != nil {
 		return err
 	}
-	return writeReadme(filepath.Join(out, "README.md"), len(sites), len(recs), skipped, recs)
+	return writeReadme(filepath.Join(out, "README.md"), current, len(recs), skipped, recs)
+}
+
+func histKey(kind, class, template string) string { return kind + "\x00" + class + "\x00" + template }
+
+// histKind is the kind the history files a site's kind under.
+func histKind(kind string) string {
+	if kind == "logger.exception" {
+		return "logger.error"
+	}
+	return kind
+}
+
+// readHistory reads the history's facts, with each removed message's last
+// release's commit from the release lines.
+func readHistory(path string) ([]*histFact, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	commitOf := map[string]string{}
+	var facts []*histFact
+	for n, line := range strings.Split(string(b), "\n") {
+		switch {
+		case line == "":
+			continue
+		case strings.HasPrefix(line, "#release\t"):
+			f := strings.Split(line, "\t")
+			if len(f) >= 3 {
+				commitOf[f[1]] = f[2]
+			}
+			continue
+		case line[0] == '#':
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 11 {
+			return nil, fmt.Errorf("%s:%d: %d fields, want 11", path, n+1, len(f))
+		}
+		for i := range f {
+			f[i] = untsv(f[i])
+		}
+		lineNo, _ := strconv.Atoi(f[9])
+		h := &histFact{kind: f[0], class: f[1], regex: f[2], template: f[3], first: f[4], last: f[5],
+			removedIn: f[6], removedBy: f[7], file: f[8], line: lineNo, function: f[10]}
+		if h.last != "" {
+			h.commit = commitOf[h.last]
+		}
+		facts = append(facts, h)
+	}
+	return facts, nil
+}
+
+// untsv undoes tsv.
+func untsv(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // setSite makes s the site the record names: where it is raised, how,
@@ -401,7 +534,7 @@ func tsv(s string) string {
 
 func writeSites(path string, recs []*record) error {
 	var b strings.Builder
-	b.WriteString("# id\tseverity\tkind\tclass\tregex\ttemplate\tfile\tline\tfunction\tqualname\tsites\tflags\tguard\tcommit\tsample\tneedles\tnear_miss\ttitle\n")
+	b.WriteString("# id\tseverity\tkind\tclass\tregex\ttemplate\tfile\tline\tfunction\tqualname\tsites\tflags\tguard\tcommit\tsample\tneedles\tnear_miss\ttitle\tfirst_release\tlast_release\tremoved_in\tremoved_by\n")
 	for _, r := range recs {
 		guard := deref(r.first.Guard)
 		if r.kind == "assert" && r.first.Condition != nil {
@@ -409,7 +542,11 @@ func writeSites(path string, recs []*record) error {
 		}
 		fields := []string{r.id, r.severity, r.kind, r.class, r.regex, r.template, r.first.File,
 			fmt.Sprint(r.first.Line), r.first.Function, r.first.Qualname, fmt.Sprint(r.sites),
-			strings.Join(r.flags, " "), guard, r.first.Commit, r.sample, strings.Join(r.needles, "\x1f"), r.nearMiss, r.title}
+			strings.Join(r.flags, " "), guard, r.first.Commit, r.sample, strings.Join(r.needles, "\x1f"), r.nearMiss, r.title,
+			"", "", "", ""}
+		if h := r.hist; h != nil {
+			fields[18], fields[19], fields[20], fields[21] = h.first, h.last, h.removedIn, h.removedBy
+		}
 		for i, f := range fields {
 			if i > 0 {
 				b.WriteByte('\t')
@@ -458,9 +595,18 @@ func writeReadme(path string, sites, recs int, skipped map[string]int, all []*re
 	}
 	var b strings.Builder
 	b.WriteString("# generated\n\nWritten by `go generate ./patterns` (patterns/internal/gen) from the facts about\n")
-	b.WriteString("sglang's source in `../shared/sglang`; do not edit. `sites.tsv` holds one record per\n")
-	b.WriteString("distinct message sglang raises or logs, `flags.tsv` every `launch_server` flag.\n\n")
-	fmt.Fprintf(&b, "- sites read: %d\n- records: %d (", sites, recs)
+	b.WriteString("sglang's source in `../shared/sglang`, and from `history.tsv`, which\n")
+	b.WriteString("patterns/internal/history writes from sglang's git history (every release; run it with\n")
+	b.WriteString("`-repo` pointing at a clone with history); do not edit. `sites.tsv` holds one record per\n")
+	b.WriteString("distinct message sglang raises or logs in any release, with the releases that print it;\n")
+	b.WriteString("`flags.tsv` every `launch_server` flag.\n\n")
+	old := 0
+	for _, r := range all {
+		if r.hist != nil && r.hist.last != "" {
+			old++
+		}
+	}
+	fmt.Fprintf(&b, "- sites read: %d\n- records: %d, of which %d are of messages only older releases print (", sites, recs, old)
 	var ks []string
 	for k := range kinds {
 		ks = append(ks, k)

@@ -27,7 +27,7 @@ func TestMergedMessageNamesTheServerSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	if err := run(filepath.Join(dir, "sites.jsonl"), filepath.Join(dir, "args.jsonl"), out); err != nil {
+	if err := run(filepath.Join(dir, "sites.jsonl"), filepath.Join(dir, "args.jsonl"), "", out); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "sites.tsv"))

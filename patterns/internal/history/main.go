@@ -75,6 +75,11 @@ type fact struct {
 
 func run(repo, until, out string) error {
 	g := &gitRepo{dir: repo}
+	full, err := g.lines("rev-parse", "--verify", until+"^{commit}")
+	if err != nil || len(full) == 0 {
+		return fmt.Errorf("no commit %s in %s: %v", until, repo, err)
+	}
+	until = full[0]
 	rels, err := releases(g, until)
 	if err != nil {
 		return err
@@ -121,9 +126,10 @@ func run(repo, until, out string) error {
 		return cmp.Or(cmp.Compare(a.template, b.template), cmp.Compare(a.kind, b.kind), cmp.Compare(a.class, b.class))
 	})
 	removedBy := map[string]string{}
+	d := &dropFinder{g: g, cat: cat, commits: map[string][]string{}, has: map[string]bool{}}
 	for _, f := range list {
 		if f.last < len(rels)-1 {
-			removedBy[key(f.kind, f.class, f.template)] = g.dropper(f, rels[f.last].commit, rels[f.last+1].commit)
+			removedBy[key(f.kind, f.class, f.template)] = d.dropper(f, rels[f.last].commit, rels[f.last+1].commit)
 		}
 	}
 	return write(out, rels, list, removedBy)
@@ -266,19 +272,51 @@ func (g *gitRepo) taggedReleases(until string) []release {
 	return nil
 }
 
-// dropper finds the commit between two releases that removed or changed a
-// message: the first one whose diff changes how often its longest literal
-// occurs in sglang's Python.
-func (g *gitRepo) dropper(f *fact, from, to string) string {
+// dropFinder finds the commit that dropped a message: among the commits
+// between the last release that printed it and the next, those that
+// touched the file it was in, the first after which the file no longer
+// holds the message's longest literal (found by bisection, each version
+// of the file read once).
+type dropFinder struct {
+	g       *gitRepo
+	cat     *catFile
+	commits map[string][]string // "from..to path" → "hash subject", oldest first
+	has     map[string]bool     // "hash:path\x00literal" → the file holds it
+}
+
+func (d *dropFinder) dropper(f *fact, from, to string) string {
 	lit := longestLiteral(f.template)
 	if len(lit) < 8 {
 		return ""
 	}
-	lines, err := g.lines("log", "--first-parent", "--reverse", "--format=%h %s", "-S", lit, from+".."+to, "--", "python/sglang")
-	if err != nil || len(lines) == 0 {
+	k := from + ".." + to + " " + f.file
+	cs, ok := d.commits[k]
+	if !ok {
+		cs, _ = d.g.lines("log", "--first-parent", "--reverse", "--format=%H %s", from+".."+to, "--", f.file)
+		d.commits[k] = cs
+	}
+	holds := func(c string) bool {
+		hash, _, _ := strings.Cut(c, " ")
+		hk := hash + ":" + f.file + "\x00" + lit
+		if v, ok := d.has[hk]; ok {
+			return v
+		}
+		src, _ := d.cat.read(hash + ":" + f.file)
+		v := bytes.Contains(src, []byte(lit))
+		d.has[hk] = v
+		return v
+	}
+	i, _ := slices.BinarySearchFunc(cs, true, func(c string, _ bool) int {
+		if holds(c) {
+			return -1
+		}
+		return 1
+	})
+	if i >= len(cs) {
 		return ""
 	}
-	return lines[0]
+	hash, subject, _ := strings.Cut(cs[i], " ")
+	return hash[:9] + " " + subject
 }
 
 // longestLiteral is the longest run of a template's text between its
@@ -423,13 +461,18 @@ func (g *gitRepo) catFile() (*catFile, error) {
 	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
 }
 
-func (c *catFile) read(blob string) ([]byte, error) {
-	if _, err := fmt.Fprintln(c.in, blob); err != nil {
+// read returns an object's content; nil for an object that does not
+// exist (a path a commit does not have).
+func (c *catFile) read(obj string) ([]byte, error) {
+	if _, err := fmt.Fprintln(c.in, obj); err != nil {
 		return nil, err
 	}
 	head, err := c.out.ReadString('\n')
 	if err != nil {
 		return nil, err
+	}
+	if strings.HasSuffix(head, " missing\n") || strings.HasSuffix(head, " ambiguous\n") {
+		return nil, nil
 	}
 	var name, typ string
 	var size int
