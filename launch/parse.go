@@ -342,7 +342,13 @@ func (c *Command) ambiguous(name string, candidates []string) {
 func (c *Command) unknown(a *Arg, s *patterns.Flag) {
 	is := Issue{ID: idUnrecognized, Before: a.Text()}
 	if s == nil {
+		// Nothing close: no typo, but perhaps a flag of a newer release
+		// than the table's. That stops only an sglang that lacks it.
 		is.Message = fmt.Sprintf("unrecognized argument %s: not a flag of sglang's launch_server", a.Name)
+		if rel := c.table.Release; rel != "" {
+			is.Message += fmt.Sprintf(" as of %s; an sglang newer than that may have it, an older one stops here", rel)
+		}
+		is.Severity = patterns.SeverityWarning
 		c.add(is)
 		return
 	}

@@ -256,3 +256,20 @@ func TestFix(t *testing.T) {
 		t.Errorf("env = %v", got)
 	}
 }
+
+// An unknown flag with no known flag close to it may be a newer release's:
+// a warning that names the release the table is of. A typo of a known flag
+// stays an error.
+func TestUnknownFlagOfANewerRelease(t *testing.T) {
+	c := parse(t, "sglang serve"+model+" --enable-lean-attention --tp-szie 2")
+	sev := map[string]patterns.Severity{}
+	for _, is := range c.issues {
+		sev[is.Before] = is.Severity
+		if is.Before == "--enable-lean-attention" && !strings.Contains(is.Message, "newer than that may have it") {
+			t.Errorf("message %q", is.Message)
+		}
+	}
+	if sev["--enable-lean-attention"] != patterns.SeverityWarning || sev["--tp-szie 2"] != 0 {
+		t.Errorf("severities %v: want a warning for the unknown flag, the record's for the typo", sev)
+	}
+}

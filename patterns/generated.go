@@ -164,8 +164,11 @@ func (f *Flag) TakesValue() bool {
 
 // FlagTable is sglang's flag table, by every spelling and by dest.
 type FlagTable struct {
-	Flags  []*Flag
-	byName map[string]*Flag
+	Flags []*Flag
+	// Release is the sglang release the table is of ("main 2026-08-23"),
+	// or "" when the generator did not know it.
+	Release string
+	byName  map[string]*Flag
 }
 
 // Lookup returns the flag with a name ("--tp-size") or dest ("tp_size").
@@ -174,6 +177,10 @@ func (t *FlagTable) Lookup(name string) *Flag { return t.byName[name] }
 var flagTable = sync.OnceValues(func() (*FlagTable, error) {
 	t := &FlagTable{byName: map[string]*Flag{}}
 	for n, line := range strings.Split(generatedFlags, "\n") {
+		if rel, ok := strings.CutPrefix(line, "# release\t"); ok {
+			t.Release = rel
+			continue
+		}
 		if line == "" || line[0] == '#' {
 			continue
 		}

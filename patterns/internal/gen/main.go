@@ -115,8 +115,9 @@ func run(sitesPath, argsPath, histPath, out string) error {
 		return err
 	}
 	var facts []*histFact
+	newest := "" // the newest release the history read: the one the flag table is of
 	if histPath != "" {
-		if facts, err = readHistory(histPath); err != nil {
+		if facts, newest, err = readHistory(histPath); err != nil {
 			return err
 		}
 	}
@@ -221,7 +222,7 @@ func run(sitesPath, argsPath, histPath, out string) error {
 	if err := writeSites(filepath.Join(out, "sites.tsv"), recs); err != nil {
 		return err
 	}
-	if err := writeFlags(filepath.Join(out, "flags.tsv"), args); err != nil {
+	if err := writeFlags(filepath.Join(out, "flags.tsv"), args, newest); err != nil {
 		return err
 	}
 	return writeReadme(filepath.Join(out, "README.md"), current, len(recs), skipped, recs)
@@ -239,11 +240,12 @@ func histKind(kind string) string {
 
 // readHistory reads the history's facts, with each removed message's last
 // release's commit from the release lines.
-func readHistory(path string) ([]*histFact, error) {
+func readHistory(path string) ([]*histFact, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	newest := ""
 	commitOf := map[string]string{}
 	var facts []*histFact
 	for n, line := range strings.Split(string(b), "\n") {
@@ -254,6 +256,7 @@ func readHistory(path string) ([]*histFact, error) {
 			f := strings.Split(line, "\t")
 			if len(f) >= 3 {
 				commitOf[f[1]] = f[2]
+				newest = f[1]
 			}
 			continue
 		case line[0] == '#':
@@ -261,7 +264,7 @@ func readHistory(path string) ([]*histFact, error) {
 		}
 		f := strings.Split(line, "\t")
 		if len(f) != 11 {
-			return nil, fmt.Errorf("%s:%d: %d fields, want 11", path, n+1, len(f))
+			return nil, "", fmt.Errorf("%s:%d: %d fields, want 11", path, n+1, len(f))
 		}
 		for i := range f {
 			f[i] = untsv(f[i])
@@ -274,7 +277,7 @@ func readHistory(path string) ([]*histFact, error) {
 		}
 		facts = append(facts, h)
 	}
-	return facts, nil
+	return facts, newest, nil
 }
 
 // untsv undoes tsv.
@@ -558,8 +561,11 @@ func writeSites(path string, recs []*record) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-func writeFlags(path string, args []serverArg) error {
+func writeFlags(path string, args []serverArg, release string) error {
 	var b strings.Builder
+	if release != "" {
+		fmt.Fprintf(&b, "# release\t%s\n", release)
+	}
 	b.WriteString("# flags\tdest\ttype\tdefault\tchoices\tdeprecated\tdefined_at\thelp\taction\tnargs\n")
 	for _, a := range args {
 		def := ""
