@@ -341,6 +341,22 @@ func (c *Command) ambiguous(name string, candidates []string) {
 
 func (c *Command) unknown(a *Arg, s *patterns.Flag) {
 	is := Issue{ID: idUnrecognized, Before: a.Text()}
+	if h := c.table.History; h != nil && s == nil {
+		// The table of the user's own release: a flag of other releases
+		// is not one of this.
+		if first, last, ok := h.Span(a.Name, ""); ok {
+			span := h.Releases[first] + " to " + h.Releases[last]
+			if last == len(h.Releases)-1 {
+				span = "releases since " + h.Releases[first]
+			}
+			is.Message = fmt.Sprintf("unrecognized argument %s: sglang %s does not have it (a flag of %s)", a.Name, c.table.Release, span)
+			c.add(is)
+			return
+		}
+		is.Message = fmt.Sprintf("unrecognized argument %s: not a flag of sglang %s, nor of any release tailfix knows", a.Name, c.table.Release)
+		c.add(is)
+		return
+	}
 	if s == nil {
 		// Nothing close: no typo, but perhaps a flag of a newer release
 		// than the table's. That stops only an sglang that lacks it.

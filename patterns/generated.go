@@ -168,7 +168,20 @@ type FlagTable struct {
 	// Release is the sglang release the table is of ("main 2026-08-23"),
 	// or "" when the generator did not know it.
 	Release string
+	// History, for a table of an older release (FlagTable.At), says which
+	// releases accept each flag.
+	History *FlagHistory
 	byName  map[string]*Flag
+}
+
+func (t *FlagTable) add(fl *Flag) {
+	t.Flags = append(t.Flags, fl)
+	for _, name := range fl.Names {
+		t.byName[name] = fl
+	}
+	if _, ok := t.byName[fl.Dest]; !ok {
+		t.byName[fl.Dest] = fl
+	}
 }
 
 // Lookup returns the flag with a name ("--tp-size") or dest ("tp_size").

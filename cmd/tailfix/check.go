@@ -2,10 +2,15 @@ package main
 
 import (
 	"bufio"
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/launch"
@@ -14,9 +19,10 @@ import (
 )
 
 type checkCmd struct {
-	Prefill string   `help:"A prefill server's launch command, as one shell-quoted string; with --decode, the two are also checked against each other." placeholder:"CMD"`
-	Decode  string   `help:"A decode server's launch command, as one shell-quoted string." placeholder:"CMD"`
-	Command []string `arg:"" optional:"" passthrough:"" name:"COMMAND" help:"The launch command, after --: python -m sglang.launch_server …, sglang serve … or launch_server.py …, with environment assignments before it if any."`
+	SglangVersion string   `name:"sglang-version" help:"The sglang release the command will run (0.4.6, 0.5.8.post1): flags and choices are judged against that release's. By default the command's Python interpreter (or python3) is asked for the installed sglang's version, without importing sglang; none: judge against the newest release tailfix knows." placeholder:"VERSION"`
+	Prefill       string   `help:"A prefill server's launch command, as one shell-quoted string; with --decode, the two are also checked against each other." placeholder:"CMD"`
+	Decode        string   `help:"A decode server's launch command, as one shell-quoted string." placeholder:"CMD"`
+	Command       []string `arg:"" optional:"" passthrough:"" name:"COMMAND" help:"The launch command, after --: python -m sglang.launch_server …, sglang serve … or launch_server.py …, with environment assignments before it if any."`
 }
 
 const checkUsage = "tailfix check -- python -m sglang.launch_server --model-path M …, or tailfix check --prefill 'CMD' --decode 'CMD'"
@@ -39,6 +45,28 @@ func (c *checkCmd) Run(e *env) error {
 	table, err := patterns.Flags()
 	if err != nil {
 		return err
+	}
+	version := c.SglangVersion
+	if version == "" {
+		words := args
+		if pair {
+			words = strings.Fields(cmp.Or(c.Prefill, c.Decode))
+		}
+		version = installedSglang(words)
+		e.log.Debug().Str("version", version).Msg("installed sglang")
+	}
+	if version != "" && version != "none" {
+		h, err := patterns.FlagHistories()
+		if err != nil {
+			return err
+		}
+		switch i, _ := h.Index(version); {
+		case i >= 0:
+			table = table.At(h, i)
+		case i == -1 && c.SglangVersion != "":
+			return hintError{fmt.Errorf("check: --sglang-version %q: not a release tailfix knows", version),
+				fmt.Sprintf("give a version such as 0.4.6 or 0.5.8.post1 (releases %s to %s), or none", h.Releases[0], h.Releases[len(h.Releases)-1])}
+		}
 	}
 	home, _ := os.UserHomeDir()
 	opt := launch.Options{HFCache: launch.HubCache(e.getenv, home)}
@@ -155,4 +183,57 @@ func printCheck(e *env, findings []*diagnose.Finding, what string) error {
 	}
 	fmt.Fprintf(w, "%d %s in %s: %s\n", len(findings), noun, what, strings.Join(parts, ", "))
 	return w.Flush()
+}
+
+// installedSglang asks the Python interpreter a launch command runs (the
+// command's own python, the interpreter of its sglang script, or python3)
+// for the installed sglang's version, with importlib.metadata: sglang is
+// not imported. It returns "" when it cannot tell within two seconds.
+func installedSglang(words []string) string {
+	py := "python3"
+	for _, w := range words {
+		if strings.Contains(w, "=") && !strings.HasPrefix(w, "-") {
+			continue // an environment assignment before the command
+		}
+		switch base := filepath.Base(w); {
+		case strings.HasPrefix(base, "python"):
+			py = w
+		case base == "sglang":
+			if path, err := exec.LookPath(w); err == nil {
+				if interp := shebang(path); interp != "" {
+					py = interp
+				}
+			}
+		}
+		break
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, "-c", "import importlib.metadata as m; print(m.version('sglang'))").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// shebang returns the interpreter a script names on its first line.
+func shebang(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	interp, ok := strings.CutPrefix(strings.TrimSpace(line), "#!")
+	if !ok {
+		return ""
+	}
+	fields := strings.Fields(interp)
+	if len(fields) == 0 || filepath.Base(fields[0]) == "env" && len(fields) < 2 {
+		return ""
+	}
+	if filepath.Base(fields[0]) == "env" {
+		return fields[1]
+	}
+	return fields[0]
 }

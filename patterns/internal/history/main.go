@@ -31,6 +31,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 
 	"regexp"
 	"slices"
@@ -73,6 +74,19 @@ type fact struct {
 	line                         int
 }
 
+// flagFact is what the history says of a flag, or of one of its choices.
+type flagFact struct {
+	name, choice string // choice is "" for the flag itself
+	first, last  int
+	switched     bool // the flag takes no value (store_true…), as of its last release
+}
+
+// flagFile reports whether a file of python/sglang defines launch flags:
+// the ServerArgs module and, since the declarative layout, its groups.
+func flagFile(rel string) bool {
+	return rel == "srt/server_args.py" || strings.HasPrefix(rel, "srt/arg_groups/")
+}
+
 func run(repo, until, out string) error {
 	g := &gitRepo{dir: repo}
 	full, err := g.lines("rev-parse", "--verify", until+"^{commit}")
@@ -91,7 +105,9 @@ func run(repo, until, out string) error {
 	}
 	defer cat.close()
 	cache := map[string][]patterns.RaiseSite{} // blob → sites, File relative to python/sglang
+	flagCache := map[string][]patterns.FlagSite{}
 	facts := map[string]*fact{}
+	flags := map[string]*flagFact{}
 	var skipped int
 	for i, r := range rels {
 		files, err := g.pyFiles(r.commit)
@@ -100,9 +116,9 @@ func run(repo, until, out string) error {
 		}
 		for _, f := range files {
 			sites, ok := cache[f.blob]
+			var src []byte
 			if !ok {
-				src, err := cat.read(f.blob)
-				if err != nil {
+				if src, err = cat.read(f.blob); err != nil {
 					return err
 				}
 				sites, err = patterns.ParsePython(f.path, src)
@@ -114,6 +130,27 @@ func run(repo, until, out string) error {
 			}
 			for _, s := range sites {
 				note(facts, s, f.path, i)
+			}
+			if !flagFile(f.path) {
+				continue
+			}
+			fl, ok := flagCache[f.blob]
+			if !ok {
+				if src == nil {
+					if src, err = cat.read(f.blob); err != nil {
+						return err
+					}
+				}
+				fl, _ = patterns.LearnFlags(f.path, src)
+				flagCache[f.blob] = fl
+			}
+			for _, s := range fl {
+				for _, n := range s.Names {
+					noteFlag(flags, n, "", i).switched = s.Switch()
+					for _, c := range s.Choices {
+						noteFlag(flags, n, c, i)
+					}
+				}
 			}
 		}
 	}
@@ -132,7 +169,53 @@ func run(repo, until, out string) error {
 			removedBy[key(f.kind, f.class, f.template)] = d.dropper(f, rels[f.last].commit, rels[f.last+1].commit)
 		}
 	}
-	return write(out, rels, list, removedBy)
+	if err := write(out, rels, list, removedBy); err != nil {
+		return err
+	}
+	return writeFlags(filepath.Join(filepath.Dir(out), "flag-history.tsv"), rels, flags)
+}
+
+// noteFlag adds a flag, or a choice of it, seen in release i.
+func noteFlag(flags map[string]*flagFact, name, choice string, i int) *flagFact {
+	k := name + "\x00" + choice
+	f := flags[k]
+	if f == nil {
+		f = &flagFact{name: name, choice: choice, first: i}
+		flags[k] = f
+	}
+	f.last = i
+	return f
+}
+
+// writeFlags writes the flags of every release: each spelling, and each
+// literal choice, with the first and last release that accept it ("" for
+// last: the newest still does).
+func writeFlags(out string, rels []release, flags map[string]*flagFact) error {
+	list := make([]*flagFact, 0, len(flags))
+	for _, f := range flags {
+		list = append(list, f)
+	}
+	slices.SortFunc(list, func(a, b *flagFact) int { return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.choice, b.choice)) })
+	var b bytes.Buffer
+	b.WriteString("# Written by patterns/internal/history from sglang's git history; do not edit.\n")
+	b.WriteString("# The launch flags of every release, and their literal choices: flag, choice (none: the flag),\n")
+	b.WriteString("# first release that accepts it, last (none: the newest still does), and \"switch\" for a flag\n")
+	b.WriteString("# that takes no value. Releases, oldest first:\n")
+	for _, r := range rels {
+		fmt.Fprintf(&b, "#release\t%s\n", r.label)
+	}
+	for _, f := range list {
+		last := ""
+		if f.last < len(rels)-1 {
+			last = rels[f.last].label
+		}
+		kind := ""
+		if f.switched && f.choice == "" {
+			kind = "switch"
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", tsv(f.name), tsv(f.choice), rels[f.first].label, last, kind)
+	}
+	return os.WriteFile(out, b.Bytes(), 0o644)
 }
 
 // key is what merges sites into one message: a generated record stands for

@@ -43,9 +43,13 @@ func TestHistory(t *testing.T) {
 	write("python/sglang/srt/pool.py", "def grow(rank):\n    raise RuntimeError(f\"Widget pool exhausted on rank {rank}\")\n\n"+
 		"def shrink(n):\n    raise ValueError(f\"Cannot shrink the widget pool below {n} slots\")\n")
 	write("python/sglang/srt/tests/test_pool.py", "raise ValueError(\"a test's own message, not learnt\")\n")
+	write("python/sglang/srt/server_args.py", "def add(parser):\n    parser.add_argument(\"--pool-size\", type=int)\n"+
+		"    parser.add_argument(\"--pool-policy\", choices=[\"lru\", \"fifo\"])\n    parser.add_argument(\"--grow\", action=\"store_true\")\n")
 	git("add", ".")
 	git("commit", "-q", "-m", "Release 0.1.0")
 	write("python/sglang/srt/pool.py", "def shrink(n):\n    raise ValueError(f\"Cannot shrink the widget pool below {n} slots\")\n")
+	write("python/sglang/srt/server_args.py", "def add(parser):\n    parser.add_argument(\"--pool-size\", type=int)\n"+
+		"    parser.add_argument(\"--pool-policy\", choices=[\"lru\", \"lfu\"])\n")
 	git("commit", "-q", "-am", "Drop the widget pool growth check")
 	drop := git("rev-parse", "--short=9", "HEAD")
 	write("python/sglang/version.py", "__version__ = \"0.1.1\"\n")
@@ -78,5 +82,27 @@ func TestHistory(t *testing.T) {
 	}
 	if strings.Join(facts, "\n") != strings.Join(want, "\n") {
 		t.Errorf("facts:\n%s\nwant:\n%s", strings.Join(facts, "\n"), strings.Join(want, "\n"))
+	}
+	// The flags of each release, and their choices.
+	fb, err := os.ReadFile(filepath.Join(filepath.Dir(out), "flag-history.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags []string
+	for _, line := range strings.Split(strings.TrimRight(string(fb), "\n"), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			flags = append(flags, strings.ReplaceAll(line, "\t", " | "))
+		}
+	}
+	wantFlags := []string{
+		"--grow |  | 0.1.0 | 0.1.0 | switch",
+		"--pool-policy |  | 0.1.0 |  | ",
+		"--pool-policy | fifo | 0.1.0 | 0.1.0 | ",
+		"--pool-policy | lfu | 0.1.1 |  | ",
+		"--pool-policy | lru | 0.1.0 |  | ",
+		"--pool-size |  | 0.1.0 |  | ",
+	}
+	if strings.Join(flags, "\n") != strings.Join(wantFlags, "\n") {
+		t.Errorf("flags:\n%s\nwant:\n%s", strings.Join(flags, "\n"), strings.Join(wantFlags, "\n"))
 	}
 }
