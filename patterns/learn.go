@@ -54,6 +54,11 @@ type RaiseSite struct {
 	// and Python's re both accept: regexp.QuoteMeta escapes, \n, \t, \r
 	// and \xHH for control characters.
 	Regex string `json:"message_regex,omitempty"`
+	// Guard is the condition of the innermost if, elif or else block the
+	// site is in, as written ("not (…)" for an else); Condition is an
+	// assert's own condition.
+	Guard     string `json:"guard,omitempty"`
+	Condition string `json:"condition,omitempty"`
 }
 
 // LearnStats counts what was found and what was left out, by reason.
@@ -452,11 +457,13 @@ type pyScope struct {
 }
 
 type pyParser struct {
-	file  string
-	src   string
-	toks  []pyToken
-	sites []RaiseSite
-	stack []pyScope
+	file   string
+	src    string
+	toks   []pyToken
+	sites  []RaiseSite
+	stack  []pyScope
+	guards []pyScope      // the if, elif and else blocks a line is in: indent and condition
+	lastIf map[int]string // the condition of the last if or elif at an indentation
 }
 
 // pyLoggerReceivers are the names a logging call is made on (the last
@@ -489,6 +496,10 @@ func (p *pyParser) logicalLine(line []pyToken) {
 		for len(p.stack) > 0 && p.stack[len(p.stack)-1].indent >= ind {
 			p.stack = p.stack[:len(p.stack)-1]
 		}
+		for len(p.guards) > 0 && p.guards[len(p.guards)-1].indent >= ind {
+			p.guards = p.guards[:len(p.guards)-1]
+		}
+		p.enterBlock(line, ind)
 		k := 0
 		if line[0].is(pyName, "async") {
 			k = 1
@@ -516,6 +527,66 @@ func (p *pyParser) logicalLine(line []pyToken) {
 			p.logCall(line, first, k+3, pyLoggerMethods[line[k+2].text])
 		}
 	}
+}
+
+// enterBlock notes an if, elif or else header: the statements in its block,
+// or after its colon on the same line, are raised under its condition.
+func (p *pyParser) enterBlock(line []pyToken, ind int) {
+	head := line[0]
+	if head.kind != pyName || head.text != "if" && head.text != "elif" && head.text != "else" {
+		return
+	}
+	colon := -1
+	depth := 0
+	for k := 1; k < len(line); k++ {
+		t := &line[k]
+		if t.kind != pyOp {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case ":":
+			if depth == 0 {
+				colon = k
+			}
+		}
+		if colon >= 0 {
+			break
+		}
+	}
+	if colon < 0 {
+		return
+	}
+	if p.lastIf == nil {
+		p.lastIf = map[int]string{}
+	}
+	var cond string
+	switch head.text {
+	case "else":
+		prev, ok := p.lastIf[ind]
+		if !ok || colon != 1 {
+			return
+		}
+		cond = "not (" + prev + ")"
+	default:
+		if colon < 2 {
+			return
+		}
+		cond = p.source(line[1:colon])
+		p.lastIf[ind] = cond
+	}
+	p.guards = append(p.guards, pyScope{ind, cond})
+}
+
+// guard is the condition of the innermost if, elif or else block.
+func (p *pyParser) guard() string {
+	if len(p.guards) == 0 {
+		return ""
+	}
+	return p.guards[len(p.guards)-1].name
 }
 
 // function is the qualified name of the current scope.
@@ -628,11 +699,25 @@ func pyCallArgs(toks []pyToken) (first []pyToken, positional int) {
 	return list[0], positional
 }
 
+// pyKeywordArg returns the value of the first of the keyword arguments
+// named that a call's arguments hold, or nil.
+func pyKeywordArg(toks []pyToken, names ...string) []pyToken {
+	for _, name := range names {
+		for _, a := range pySplitTop(toks, ",") {
+			if len(a) > 2 && a[0].is(pyName, name) && a[1].is(pyOp, "=") {
+				return a[2:]
+			}
+		}
+	}
+	return nil
+}
+
 func (p *pyParser) add(s RaiseSite, first, last *pyToken, msg []pyToken, lazy bool) {
 	s.File = p.file
 	s.Line = first.line
 	s.EndLine = last.endLine
 	s.Function = p.function()
+	s.Guard = p.guard()
 	if len(msg) > 0 {
 		if m, ok := p.message(msg, lazy); ok {
 			s.Message = renderTemplate(m.shown)
@@ -677,7 +762,13 @@ func (p *pyParser) raise(stmt []pyToken) {
 				continue
 			case expr[k].is(pyOp, "("):
 				s.Class = p.source(expr[:k])
-				first, _ := pyCallArgs(expr[k+1 : pyClosing(expr, k)])
+				args := expr[k+1 : pyClosing(expr, k)]
+				first, _ := pyCallArgs(args)
+				if first == nil {
+					// HTTPException(status_code=400, detail="…"): the
+					// message is a keyword argument.
+					first = pyKeywordArg(args, "detail", "message", "msg")
+				}
 				p.add(s, &stmt[0], last, first, false)
 				return
 			}
@@ -710,7 +801,7 @@ func (p *pyParser) assert(stmt []pyToken) {
 	if len(parts) >= 2 {
 		msg = parts[1]
 	}
-	p.add(RaiseSite{Kind: "assert", Class: "AssertionError"}, &stmt[0], last, msg, false)
+	p.add(RaiseSite{Kind: "assert", Class: "AssertionError", Condition: p.source(parts[0])}, &stmt[0], last, msg, false)
 }
 
 func (p *pyParser) logCall(line []pyToken, first, open int, kind string) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -615,5 +616,41 @@ func TestLearnsFile(t *testing.T) {
 		if got := LearnsFile(name); got != want {
 			t.Errorf("LearnsFile(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// A message given as a keyword argument (FastAPI's HTTPException(detail=…))
+// is learnt; so is the condition of the if, elif or else block a site is
+// in, and an assert's own condition.
+func TestLearnKeywordMessageAndGuards(t *testing.T) {
+	src := `def f(args, x):
+    if args.port is None:
+        raise HTTPException(status_code=400, detail=f"Port {args.port} is not set for the worker")
+    elif x > 3:
+        raise ValueError("Widget count is above the allowed three")
+    else:
+        logger.warning("Widget count is fine and below the limit")
+    if x: raise RuntimeError("Widget flag raised on a single line")
+    assert x != 2, "Widget count must never be exactly two"
+    raise KeyError("Widget key missing outside any block")
+`
+	sites, err := ParsePython("w.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sites {
+		got = append(got, fmt.Sprintf("%d %s %q guard=%q cond=%q", s.Line, s.Class, s.Message, s.Guard, s.Condition))
+	}
+	want := []string{
+		`3 HTTPException "Port {args.port} is not set for the worker" guard="args.port is None" cond=""`,
+		`5 ValueError "Widget count is above the allowed three" guard="x > 3" cond=""`,
+		`7  "Widget count is fine and below the limit" guard="not (x > 3)" cond=""`,
+		`8 RuntimeError "Widget flag raised on a single line" guard="x" cond=""`,
+		`9 AssertionError "Widget count must never be exactly two" guard="" cond="x != 2"`,
+		`10 KeyError "Widget key missing outside any block" guard="" cond=""`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -47,7 +47,8 @@ type site struct {
 	Guard     *string `json:"guard"`
 	Commit    string  `json:"commit"`
 
-	hist *histFact // for a message only older releases print
+	hist  *histFact // for a site read from the history
+	count int       // the sites the history counts for it, when it stands for several
 }
 
 type serverArg struct {
@@ -88,13 +89,13 @@ type record struct {
 type histFact struct {
 	kind, class, regex, template      string
 	first, last, removedIn, removedBy string
-	file, function                    string
-	line                              int
+	file, function, guard             string
+	line, sites                       int
 	commit                            string // of the last release that prints it
 }
 
 func main() {
-	sitesPath := flag.String("sites", "../../shared/sglang/raise-sites.jsonl", "raise-sites.jsonl")
+	sitesPath := flag.String("sites", "", "a table of the newest release's sites (raise-sites.jsonl); none: the history's facts of the newest release stand for it")
 	argsPath := flag.String("args", "../../shared/sglang/server-args.jsonl", "server-args.jsonl")
 	histPath := flag.String("history", "", "history.tsv written by patterns/internal/history (none: no release ranges)")
 	out := flag.String("out", "generated", "output directory")
@@ -110,9 +111,11 @@ func run(sitesPath, argsPath, histPath, out string) error {
 	if err != nil {
 		return err
 	}
-	sites, err := readJSONL[site](sitesPath)
-	if err != nil {
-		return err
+	var sites []site
+	if sitesPath != "" {
+		if sites, err = readJSONL[site](sitesPath); err != nil {
+			return err
+		}
 	}
 	var facts []*histFact
 	newest := "" // the newest release the history read: the one the flag table is of
@@ -129,19 +132,36 @@ func run(sitesPath, argsPath, histPath, out string) error {
 		}
 	}
 	current := len(sites)
-	// Messages older releases print and the newest no longer does come
-	// after the newest's, so that a message both print is the newest's.
-	for _, f := range facts {
-		if f.last == "" {
-			continue
-		}
+	// Without a table of the newest release's sites, the history's facts
+	// of the messages it prints stand for them. Messages older releases
+	// print and the newest no longer does come after the newest's, so that
+	// a message both print is the newest's.
+	fromFact := func(f *histFact) site {
 		fn := f.function
 		if i := strings.LastIndexByte(fn, '.'); i >= 0 {
 			fn = fn[i+1:]
 		}
 		class, msg, re := f.class, f.template, f.regex
-		sites = append(sites, site{File: f.file, Line: f.line, Function: fn, Qualname: f.function, Kind: f.kind,
-			Class: &class, Message: &msg, Regex: &re, Commit: f.commit, hist: f})
+		s := site{File: f.file, Line: f.line, Function: fn, Qualname: f.function, Kind: f.kind,
+			Class: &class, Message: &msg, Regex: &re, Commit: f.commit, hist: f, count: f.sites}
+		if f.guard != "" {
+			g := f.guard
+			s.Guard = &g
+		}
+		return s
+	}
+	if sitesPath == "" {
+		for _, f := range facts {
+			if f.last == "" {
+				sites = append(sites, fromFact(f))
+				current += max(1, f.sites)
+			}
+		}
+	}
+	for _, f := range facts {
+		if f.last != "" {
+			sites = append(sites, fromFact(f))
+		}
 	}
 	flagOf := map[string]string{} // a flag or dest → the flag's first name
 	for _, a := range args {
@@ -176,7 +196,7 @@ func run(sitesPath, argsPath, histPath, out string) error {
 			continue
 		}
 		if r := byRegex[re]; r != nil {
-			r.sites++
+			r.sites += max(1, s.count)
 			skipped["the same message at another site (merged)"]++
 			if patterns.DiffusionFile(r.first.File) && !patterns.DiffusionFile(s.File) {
 				// The diffusion runtime copied the message from the
@@ -186,7 +206,7 @@ func run(sitesPath, argsPath, histPath, out string) error {
 			}
 			continue
 		}
-		r := &record{regex: re, sites: 1, hist: s.hist}
+		r := &record{regex: re, sites: max(1, s.count), hist: s.hist}
 		r.setSite(s, flagOf)
 		if r.hist == nil {
 			r.hist = factOf[histKey(histKind(s.Kind), deref(s.Class), r.template)]
@@ -194,7 +214,7 @@ func run(sitesPath, argsPath, histPath, out string) error {
 		if r.hist == nil {
 			r.hist = factOf[r.template]
 		}
-		if s.hist != nil && r.severity == "warning" {
+		if s.hist != nil && s.hist.last != "" && r.severity == "warning" {
 			// A warning only older releases print: known, and no finding
 			// (the newest release says nothing, or says it at info level).
 			r.severity = "info"
@@ -263,17 +283,20 @@ func readHistory(path string) ([]*histFact, string, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 11 {
-			return nil, "", fmt.Errorf("%s:%d: %d fields, want 11", path, n+1, len(f))
+		if len(f) != 13 {
+			return nil, "", fmt.Errorf("%s:%d: %d fields, want 13", path, n+1, len(f))
 		}
 		for i := range f {
 			f[i] = untsv(f[i])
 		}
 		lineNo, _ := strconv.Atoi(f[9])
+		nsites, _ := strconv.Atoi(f[12])
 		h := &histFact{kind: f[0], class: f[1], regex: f[2], template: f[3], first: f[4], last: f[5],
-			removedIn: f[6], removedBy: f[7], file: f[8], line: lineNo, function: f[10]}
+			removedIn: f[6], removedBy: f[7], file: f[8], line: lineNo, function: f[10], guard: f[11], sites: nsites}
 		if h.last != "" {
 			h.commit = commitOf[h.last]
+		} else {
+			h.commit = commitOf[newest]
 		}
 		facts = append(facts, h)
 	}
@@ -600,19 +623,22 @@ func writeReadme(path string, sites, recs int, skipped map[string]int, all []*re
 		kinds[r.kind]++
 	}
 	var b strings.Builder
-	b.WriteString("# generated\n\nWritten by `go generate ./patterns` (patterns/internal/gen) from the facts about\n")
-	b.WriteString("sglang's source in `../shared/sglang`, and from `history.tsv`, which\n")
-	b.WriteString("patterns/internal/history writes from sglang's git history (every release; run it with\n")
-	b.WriteString("`-repo` pointing at a clone with history); do not edit. `sites.tsv` holds one record per\n")
-	b.WriteString("distinct message sglang raises or logs in any release, with the releases that print it;\n")
-	b.WriteString("`flags.tsv` every `launch_server` flag.\n\n")
+	b.WriteString("# generated\n\nWritten by `go generate ./patterns` (patterns/internal/gen); do not edit.\n\n")
+	b.WriteString("- `history.tsv` and `flag-history.tsv` are written by patterns/internal/history from sglang's\n")
+	b.WriteString("  git history (run it with `-repo` pointing at a clone with history): every release, each\n")
+	b.WriteString("  Python file read with the project's own reader (the one `tailfix patterns learn` uses).\n")
+	b.WriteString("- `sites.tsv` holds one record per distinct message sglang raises or logs in any release,\n")
+	b.WriteString("  with the releases that print it, generated from `history.tsv`.\n")
+	b.WriteString("- `flags.tsv` is every `launch_server` flag of the newest release, with its type, default\n")
+	b.WriteString("  and help, from the table in `../shared/sglang` (server-args.jsonl); `flag-history.tsv`\n")
+	b.WriteString("  gives each flag and literal choice the releases that accept it.\n\n")
 	old := 0
 	for _, r := range all {
 		if r.hist != nil && r.hist.last != "" {
 			old++
 		}
 	}
-	fmt.Fprintf(&b, "- sites read: %d\n- records: %d, of which %d are of messages only older releases print (", sites, recs, old)
+	fmt.Fprintf(&b, "- sites of the newest release with a message: %d\n- records: %d, of which %d are of messages only older releases print (", sites, recs, old)
 	var ks []string
 	for k := range kinds {
 		ks = append(ks, k)

@@ -70,8 +70,11 @@ type release struct {
 type fact struct {
 	kind, class, regex, template string
 	first, last                  int // indices of the first and last release that print it
-	file, function               string
-	line                         int
+	// The site named for the last release that prints it (the server's
+	// over the diffusion runtime's copy), the condition it is raised
+	// under, and how many sites print it in that release.
+	file, function, guard string
+	line, sites           int
 }
 
 // flagFact is what the history says of a flag, or of one of its choices.
@@ -242,8 +245,19 @@ func note(facts map[string]*fact, s patterns.RaiseSite, file string, i int) {
 		f = &fact{kind: kind, class: s.Class, regex: re, template: tmpl, first: i}
 		facts[k] = f
 	}
+	file = "python/sglang/" + file
+	if f.last != i || f.sites == 0 {
+		f.sites = 0 // a new release: its sites are counted afresh
+	}
 	f.last = i
-	f.file, f.line, f.function = "python/sglang/"+file, s.Line, s.Function
+	f.sites++
+	if f.sites == 1 || patterns.DiffusionFile(f.file) && !patterns.DiffusionFile(file) {
+		f.file, f.line, f.function = file, s.Line, s.Function
+		f.guard = s.Guard
+		if s.Kind == "assert" && s.Condition != "" {
+			f.guard = "not (" + s.Condition + ")"
+		}
+	}
 }
 
 func firstLine(s string) string {
@@ -423,7 +437,7 @@ func write(out string, rels []release, list []*fact, removedBy map[string]string
 	for _, r := range rels {
 		fmt.Fprintf(&b, "#release\t%s\t%s\t%s\n", r.label, r.commit[:12], r.date.UTC().Format("2006-01-02"))
 	}
-	b.WriteString("# kind\tclass\tregex\ttemplate\tfirst\tlast\tremoved_in\tremoved_by\tfile\tline\tfunction\n")
+	b.WriteString("# kind\tclass\tregex\ttemplate\tfirst\tlast\tremoved_in\tremoved_by\tfile\tline\tfunction\tguard\tsites\n")
 	for _, f := range list {
 		removedIn, by := "", ""
 		last := rels[f.last].label
@@ -434,7 +448,7 @@ func write(out string, rels []release, list []*fact, removedBy map[string]string
 			last = ""
 		}
 		fields := []string{f.kind, f.class, f.regex, f.template, rels[f.first].label, last, removedIn, by,
-			f.file, fmt.Sprint(f.line), f.function}
+			f.file, fmt.Sprint(f.line), f.function, f.guard, fmt.Sprint(f.sites)}
 		for i, x := range fields {
 			if i > 0 {
 				b.WriteByte('\t')
