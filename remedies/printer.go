@@ -318,6 +318,9 @@ func (p *Printer) remedy(w io.Writer, f *diagnose.Finding) {
 	if rem.Before != "" || rem.After != "" {
 		before, after := diffFlags(rem.Before, rem.After, st)
 		fmt.Fprintln(w)
+		if rem.Example {
+			fmt.Fprintf(w, "%s%s\n", gutter, st.meta.Render("e.g. (not all your server's values):"))
+		}
 		fmt.Fprintf(w, "%s%s %s\n", gutter, st.minus.Render("-"), before)
 		fmt.Fprintf(w, "%s%s %s\n", gutter, st.plus.Render("+"), after)
 	}

@@ -117,7 +117,7 @@ func TestJSONContract(t *testing.T) {
 	if steps := rem["steps"].([]any); len(steps) == 0 {
 		t.Errorf("unknown finding has no remedy steps")
 	}
-	if !strings.Contains(lines[0], `"remedy":{"cause":"because","steps":["do"],"before":"--a 1","after":"--a 2"}`) ||
+	if !strings.Contains(lines[0], `"remedy":{"cause":"because","steps":["do"],"before":"--a 1","after":"--a 2","example":true}`) ||
 		!strings.Contains(lines[0], `"site":{"repo":"sgl-project/sglang","file":"f.py","line":3}`) {
 		t.Errorf("first line = %s", lines[0])
 	}
@@ -154,6 +154,33 @@ func TestReleasesSentence(t *testing.T) {
 	for _, tt := range tests {
 		if got := releases(&tt.g); got != tt.want {
 			t.Errorf("releases(%+v)\n got %q\nwant %q", tt.g, got, tt.want)
+		}
+	}
+}
+
+// A fix is labelled an example unless every value in it is the user's: from
+// the log's configuration or message, or the launch command check read.
+func TestRemedyExampleLabel(t *testing.T) {
+	rec := &patterns.Record{ID: "t/port", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"Free :{port|30000}"}, Before: "--port {port|30000}", After: "--port {port+10|30010}"}}
+	literal := &patterns.Record{ID: "t/lit", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"s"}, Before: "--a 1", After: "--a 2"}}
+	tests := []struct {
+		name    string
+		f       *diagnose.Finding
+		after   string
+		step    string
+		example bool
+	}{
+		{"the message's port", &diagnose.Finding{Record: rec, Line: 3, Captures: map[string]string{"port": "31000"}}, "--port 31010", "Free :31000", false},
+		{"no value of the user's", &diagnose.Finding{Record: rec, Line: 3}, "--port 30010", "Free :30000", true},
+		{"a literal example", &diagnose.Finding{Record: literal, Line: 3}, "--a 2", "s", true},
+		{"a launch command's own flags", &diagnose.Finding{Record: literal, Captures: map[string]string{"before": "--a 1", "after": "--a 2"}}, "--a 2", "s", false},
+	}
+	for _, tt := range tests {
+		r := For(tt.f)
+		if r.After != tt.after || r.Steps[0] != tt.step || r.Example != tt.example {
+			t.Errorf("%s: after %q step %q example %v; want %q %q %v", tt.name, r.After, r.Steps[0], r.Example, tt.after, tt.step, tt.example)
 		}
 	}
 }

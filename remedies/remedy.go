@@ -25,6 +25,10 @@ type Remedy struct {
 	Steps  []string `json:"steps"`
 	Before string   `json:"before"`
 	After  string   `json:"after"`
+	// Example is set when before and after are not all the user's own
+	// values (the log gave no configuration, or not every value): an
+	// example of the change, not a diff of their command.
+	Example bool `json:"example,omitempty"`
 }
 
 // For returns the remedy of a finding: the record's own, or for an error no
@@ -34,15 +38,21 @@ func For(f *diagnose.Finding) Remedy {
 		return generated(f, r)
 	}
 	if r := f.Record; r != nil {
-		steps := r.Fix.Steps
-		if steps == nil {
-			steps = []string{}
-		}
+		steps := make([]string, len(r.Fix.Steps))
 		// The user's own values where the log gave its configuration; a
 		// template's defaults otherwise.
-		before, _ := Render(r.Fix.Before, f.Config)
-		after, _ := Render(r.Fix.After, f.Config)
-		return Remedy{Cause: strings.TrimSpace(r.Cause), Steps: steps, Before: before, After: after}
+		var cfg Config
+		if f.Config != nil {
+			cfg = f.Config
+		}
+		vals := Values{Captures: f.Captures, Config: cfg}
+		for i, step := range r.Fix.Steps {
+			steps[i], _ = Render(step, vals)
+		}
+		before, ownBefore := Render(r.Fix.Before, vals)
+		after, ownAfter := Render(r.Fix.After, vals)
+		example := (before != "" || after != "") && !(ownBefore && ownAfter) && !fromCheck(f)
+		return Remedy{Cause: strings.TrimSpace(r.Cause), Steps: steps, Before: before, After: after, Example: example}
 	}
 	if f.Partial {
 		return cutTraceback(f)
@@ -97,6 +107,13 @@ var kindPhrase = map[string]string{
 	"logger.error":    "sglang logs this error",
 	"logger.critical": "sglang logs this critical error",
 	"logger.warning":  "sglang logs this warning",
+}
+
+// fromCheck reports whether a finding comes from a launch command (tailfix
+// check): its before and after are the command's own flags.
+func fromCheck(f *diagnose.Finding) bool {
+	_, ok := f.Captures["before"]
+	return f.Line == 0 && ok
 }
 
 // generated is the remedy of a record generated from sglang's source:

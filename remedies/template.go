@@ -2,6 +2,7 @@ package remedies
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -62,7 +63,9 @@ func Render(tmpl string, cfg Config) (string, bool) {
 var placeholderRE = regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_.]*(?:\s*[-+*/]\s*[A-Za-z0-9_.]+)*\s*$`)
 
 // eval computes a placeholder: a field as it would be written on a command
-// line, or integer arithmetic with + - * / left to right.
+// line, or arithmetic with + - * / left to right: integer arithmetic over
+// integers ("tp_size*pp_size"), and over a fraction ("mem_fraction_static-0.05")
+// a result rounded to two decimals.
 func eval(expr string, cfg Config) (string, bool) {
 	if cfg == nil || expr == "" {
 		return "", false
@@ -74,7 +77,8 @@ func eval(expr string, cfg Config) (string, bool) {
 		}
 		return flagText(v), true
 	}
-	var acc int64
+	var acc, facc float64
+	ints := true
 	op := byte('+')
 	for len(expr) > 0 {
 		k := strings.IndexAny(expr, "+-*/")
@@ -82,41 +86,80 @@ func eval(expr string, cfg Config) (string, bool) {
 		if k >= 0 {
 			term = expr[:k]
 		}
-		n, ok := intTerm(strings.TrimSpace(term), cfg)
+		n, isInt, ok := numTerm(strings.TrimSpace(term), cfg)
 		if !ok {
 			return "", false
 		}
+		ints = ints && isInt
 		switch op {
 		case '+':
-			acc += n
+			acc, facc = acc+n, facc+n
 		case '-':
-			acc -= n
+			acc, facc = acc-n, facc-n
 		case '*':
-			acc *= n
+			acc, facc = acc*n, facc*n
 		case '/':
 			if n == 0 {
 				return "", false
 			}
-			acc /= n
+			acc, facc = math.Trunc(acc/n), facc/n
 		}
 		if k < 0 {
 			break
 		}
 		op, expr = expr[k], expr[k+1:]
 	}
-	return strconv.FormatInt(acc, 10), true
+	if ints {
+		return strconv.FormatInt(int64(acc), 10), true
+	}
+	return strconv.FormatFloat(math.Round(facc*100)/100, 'f', -1, 64), true
 }
 
-// intTerm is a number or an integer field.
-func intTerm(term string, cfg Config) (int64, bool) {
+// numTerm is a number or a numeric field, and whether it is an integer.
+func numTerm(term string, cfg Config) (float64, bool, bool) {
 	if n, err := strconv.ParseInt(term, 10, 64); err == nil {
-		return n, true
+		return float64(n), true, true
+	}
+	if f, err := strconv.ParseFloat(term, 64); err == nil {
+		return f, false, true
 	}
 	v, ok := cfg.Lookup(term)
 	if !ok {
-		return 0, false
+		return 0, false, false
 	}
-	return pyrepr.IntValue(v)
+	if n, ok := pyrepr.IntValue(v); ok {
+		return float64(n), true, true
+	}
+	switch x := v.(type) {
+	case float64:
+		return x, false, true
+	case string:
+		if n, err := strconv.ParseInt(x, 10, 64); err == nil {
+			return float64(n), true, true
+		}
+		if f, err := strconv.ParseFloat(x, 64); err == nil {
+			return f, false, true
+		}
+	}
+	return 0, false, false
+}
+
+// Values is what a template draws on: a finding's captures (the values
+// its message states: a port, a size) before its server's configuration.
+type Values struct {
+	Captures map[string]string
+	Config   Config
+}
+
+// Lookup returns a capture, or the configuration's field.
+func (v Values) Lookup(name string) (any, bool) {
+	if c, ok := v.Captures[name]; ok && c != "" {
+		return c, true
+	}
+	if v.Config == nil {
+		return nil, false
+	}
+	return v.Config.Lookup(name)
 }
 
 // flagText writes a value as a command line would carry it.

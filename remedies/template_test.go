@@ -29,6 +29,14 @@ func TestRender(t *testing.T) {
 		{"unclosed {tp_size", cfg, "unclosed {tp_size", true},
 		{`--ib-device '{"0": "mlx5_0"}' --tp-size {tp_size|8}`, cfg, `--ib-device '{"0": "mlx5_0"}' --tp-size 4`, true},
 		{`{"max_tokens": 32768}`, cfg, `{"max_tokens": 32768}`, true},
+		// A fraction: arithmetic rounded to two decimals.
+		{"--mem-fraction-static {mem_fraction_static-0.05|0.85}", cfg, "--mem-fraction-static 0.83", true},
+		{"--mem-fraction-static {mem_fraction_static+0.05|0.85}", cfg, "--mem-fraction-static 0.93", true},
+		{"--x {tp_size*0.5|2}", cfg, "--x 2", true},
+		// The message's values come before the configuration's.
+		{"--port {port+10|30010}", Values{Captures: map[string]string{"port": "31000"}, Config: mapConfig{"port": int64(30000)}}, "--port 31010", true},
+		{"--port {port+10|30010}", Values{Config: mapConfig{"port": int64(30000)}}, "--port 30010", true},
+		{"--port {port|30000}", Values{Captures: map[string]string{"port": ""}}, "--port 30000", false},
 	}
 	for _, tt := range tests {
 		got, all := Render(tt.tmpl, tt.cfg)
