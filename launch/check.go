@@ -129,3 +129,15 @@ func IDs() []string {
 	slices.Sort(ids)
 	return slices.Compact(ids)
 }
+
+// Judge returns what parsing finds in arguments that sglang's argparse
+// rejected, as a log shows them ("error: unrecognized arguments: --tp-szie
+// 2"): the issues with the user's own flags before and after. No rule is
+// applied, and a missing --model-path is not reported.
+func Judge(args []string, table *patterns.FlagTable) []Issue {
+	c, err := Parse(append([]string{"sglang", "serve"}, args...), "log", table)
+	if err != nil {
+		return nil
+	}
+	return slices.Clone(c.issues)
+}

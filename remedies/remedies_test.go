@@ -176,6 +176,10 @@ func TestRemedyExampleLabel(t *testing.T) {
 		{"no value of the user's", &diagnose.Finding{Record: rec, Line: 3}, "--port 30010", "Free :30000", true},
 		{"a literal example", &diagnose.Finding{Record: literal, Line: 3}, "--a 2", "s", true},
 		{"a launch command's own flags", &diagnose.Finding{Record: literal, Captures: map[string]string{"before": "--a 1", "after": "--a 2"}}, "--a 2", "s", false},
+		{"argparse's rejection judged again", &diagnose.Finding{ID: "sglang/unrecognized-arguments", Record: literal, Line: 7,
+			Captures: map[string]string{"args": "--tp-szie 2 --enable_metrics"}}, "--tp-size 2 --enable-metrics", "s", false},
+		{"an invalid choice judged again", &diagnose.Finding{ID: "sglang/invalid-choice", Record: literal, Line: 7,
+			Captures: map[string]string{"flag": "--kv-cache-dtype", "value": "'fp8-e4m3'"}}, "--kv-cache-dtype fp8_e4m3", "s", false},
 	}
 	for _, tt := range tests {
 		r := For(tt.f)

@@ -16,6 +16,7 @@ import (
 	"github.com/tailfix/tailfix/patterns"
 
 	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/matcher"
 )
 
@@ -52,6 +53,9 @@ func For(f *diagnose.Finding) Remedy {
 		before, ownBefore := Render(r.Fix.Before, vals)
 		after, ownAfter := Render(r.Fix.After, vals)
 		example := (before != "" || after != "") && !(ownBefore && ownAfter) && !fromCheck(f)
+		if b, a, ok := rejudged(f); ok {
+			before, after, example = b, a, false
+		}
 		return Remedy{Cause: strings.TrimSpace(r.Cause), Steps: steps, Before: before, After: after, Example: example}
 	}
 	if f.Partial {
@@ -107,6 +111,38 @@ var kindPhrase = map[string]string{
 	"logger.error":    "sglang logs this error",
 	"logger.critical": "sglang logs this critical error",
 	"logger.warning":  "sglang logs this warning",
+}
+
+// rejudged returns the before and after of a finding that is sglang's
+// argparse rejecting the user's flags, in the user's own flags: the
+// arguments its message names, judged again as check judges a command.
+func rejudged(f *diagnose.Finding) (before, after string, ok bool) {
+	var args []string
+	switch f.ID {
+	case "sglang/unrecognized-arguments":
+		args = strings.Fields(f.Captures["args"])
+	case "sglang/invalid-choice":
+		if fl, v := f.Captures["flag"], f.Captures["value"]; fl != "" && v != "" {
+			args = []string{fl, strings.Trim(v, `'"`)}
+		}
+	}
+	if len(args) == 0 || fromCheck(f) {
+		return "", "", false
+	}
+	table, err := patterns.Flags()
+	if err != nil {
+		return "", "", false
+	}
+	var bs, as []string
+	for _, is := range launch.Judge(args, table) {
+		if is.ID == f.ID && is.Before != "" && is.After != "" {
+			bs, as = append(bs, is.Before), append(as, is.After)
+		}
+	}
+	if len(bs) == 0 {
+		return "", "", false
+	}
+	return strings.Join(bs, " "), strings.Join(as, " "), true
 }
 
 // fromCheck reports whether a finding comes from a launch command (tailfix
