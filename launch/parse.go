@@ -371,7 +371,17 @@ func (c *Command) unknown(a *Arg, s *patterns.Flag) {
 	is.Message = fmt.Sprintf("unrecognized argument %s: did you mean %s?", a.Name, s.Names[0])
 	is.After = render(s.Names[0], a.Values, a.Eq)
 	is.Captures = map[string]string{"flag": a.Name, "suggestion": s.Names[0]}
+	c.newer(&is)
 	c.add(is)
+}
+
+// newer makes a problem that the user's sglang, newer than every release
+// the table knows, may not have a warning that says so.
+func (c *Command) newer(is *Issue) {
+	if v := c.table.Newer; v != "" {
+		is.Severity = patterns.SeverityWarning
+		is.Message += fmt.Sprintf(" (sglang %s is newer than the releases tailfix knows, up to %s: it may accept this)", v, c.table.Release)
+	}
 }
 
 func (c *Command) missing(a *Arg, what string) {
@@ -466,6 +476,7 @@ func (c *Command) validate(a *Arg) {
 		} else {
 			is.After = render(a.Name, []string{placeholder(fl)}, a.Eq)
 		}
+		c.newer(&is)
 		c.add(is)
 		return
 	}

@@ -171,6 +171,10 @@ type FlagTable struct {
 	// History, for a table of an older release (FlagTable.At), says which
 	// releases accept each flag.
 	History *FlagHistory
+	// Newer is the user's sglang version when it is newer than every
+	// release the table knows (FlagTable.ForNewer): what the table does not
+	// know it may accept.
+	Newer string
 	byName  map[string]*Flag
 }
 
@@ -182,6 +186,14 @@ func (t *FlagTable) add(fl *Flag) {
 	if _, ok := t.byName[fl.Dest]; !ok {
 		t.byName[fl.Dest] = fl
 	}
+}
+
+// ForNewer returns the table as the one to judge a command of sglang
+// version v by, v newer than every release the table knows.
+func (t *FlagTable) ForNewer(v string) *FlagTable {
+	c := *t
+	c.Newer = v
+	return &c
 }
 
 // Lookup returns the flag with a name ("--tp-size") or dest ("tp_size").

@@ -63,6 +63,8 @@ func (c *checkCmd) Run(e *env) error {
 		switch i, _ := h.Index(version); {
 		case i >= 0:
 			table = table.At(h, i)
+		case i == patterns.Newer:
+			table = table.ForNewer(version)
 		case i == -1 && c.SglangVersion != "":
 			return hintError{fmt.Errorf("check: --sglang-version %q: not a release tailfix knows", version),
 				fmt.Sprintf("give a version such as 0.4.6 or 0.5.8.post1 (releases %s to %s), or none", h.Releases[0], h.Releases[len(h.Releases)-1])}
