@@ -174,8 +174,8 @@ type FlagTable struct {
 	// Newer is the user's sglang version when it is newer than every
 	// release the table knows (FlagTable.ForNewer): what the table does not
 	// know it may accept.
-	Newer string
-	byName  map[string]*Flag
+	Newer  string
+	byName map[string]*Flag
 }
 
 func (t *FlagTable) add(fl *Flag) {
