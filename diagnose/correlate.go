@@ -40,6 +40,9 @@ type Finding struct {
 	// Partial is true for a traceback cut before its exception line: it
 	// says where the error happened but not what it was.
 	Partial bool
+	// Frame is the earliest occurrence's innermost traceback frame, where
+	// its exception was raised, or "".
+	Frame string
 	// Provisional is true for a live view of an event whose lines are
 	// still coming: what it is so far, which the rest may change.
 	Provisional bool
@@ -185,7 +188,7 @@ func newFinding(o matcher.Occurrence, k string, src int) *Finding {
 		Exception: o.Exception, Message: o.Message, Captures: o.Captures,
 		Source: o.Source, Line: o.Line, EndLine: o.EndLine,
 		Count: 1, FirstSeen: o.Time, LastSeen: o.Time,
-		RootCause: true, Partial: o.Partial, Config: o.Config,
+		RootCause: true, Partial: o.Partial, Config: o.Config, Frame: o.Frame,
 		key: k, src: src,
 	}
 	f.addSpan(Span{o.Line, o.EndLine})
@@ -220,7 +223,7 @@ func (f *Finding) merge(o *matcher.Occurrence) {
 	}
 	if o.Line < f.Line {
 		f.Exception, f.Message, f.Captures = o.Exception, o.Message, o.Captures
-		f.Line, f.EndLine, f.Partial = o.Line, o.EndLine, o.Partial
+		f.Line, f.EndLine, f.Partial, f.Frame = o.Line, o.EndLine, o.Partial, o.Frame
 		if !isPair(f.Config) {
 			f.Config = o.Config
 		}

@@ -44,6 +44,9 @@ type Occurrence struct {
 	// the end of the log, a kill, or another record. Message is then its
 	// last frame.
 	Partial bool
+	// Frame is a traceback's innermost frame line (`File "…", line N, in
+	// f`), where the exception was raised, when the event has frames.
+	Frame string
 	// Config is the server's configuration, when the input logged it
 	// before this event (sglang's server_args line).
 	Config Config

@@ -889,6 +889,9 @@ func (e *Engine) closeEvent(i int) {
 // occurrence decides what group g of an event was.
 func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank, Config: ev.config}
+	if ev.traceback {
+		o.Frame = ev.lastFrame
+	}
 	var excs []exc
 	for _, x := range ev.excs {
 		if x.group == g {

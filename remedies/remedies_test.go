@@ -188,3 +188,26 @@ func TestRemedyExampleLabel(t *testing.T) {
 		}
 	}
 }
+
+// An unknown traceback's remedy says where it was raised: sglang's own code,
+// with a link to it, or a library beside it.
+func TestRaisedIn(t *testing.T) {
+	tests := []struct{ frame, where, code string }{
+		{`File "/usr/local/lib/python3.10/dist-packages/sglang/srt/mem_cache/radix_cache.py", line 412, in evict`,
+			"in sglang's evict (sglang/srt/mem_cache/radix_cache.py:412)",
+			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/mem_cache/radix_cache.py#L412"},
+		{`File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2631, in run_scheduler_process`,
+			"in sglang's run_scheduler_process (sglang/srt/managers/scheduler.py:2631)",
+			"https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/scheduler.py#L2631"},
+		{`File "/opt/venv/lib/python3.12/site-packages/transformers/tokenization_utils_base.py", line 1785, in get_chat_template`,
+			"inside the transformers package (in get_chat_template), not in sglang's own code: its version, and whether it is the one your sglang release pins, is the first thing to check", ""},
+		{`File "/home/me/sglang/tools/bench.py", line 3, in main`, "in main (/home/me/sglang/tools/bench.py:3)", ""},
+		{"", "", ""},
+		{"scheduler = Scheduler(...)", "", ""},
+	}
+	for _, tt := range tests {
+		if where, code := raisedIn(tt.frame); where != tt.where || code != tt.code {
+			t.Errorf("raisedIn(%q) = %q, %q; want %q, %q", tt.frame, where, code, tt.where, tt.code)
+		}
+	}
+}

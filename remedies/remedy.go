@@ -69,16 +69,51 @@ func For(f *diagnose.Finding) Remedy {
 	if query == "" {
 		query = f.Exception
 	}
-	return Remedy{
-		Cause: fmt.Sprintf("No pattern knows this %s yet. The exception and message are the log's own words; "+
-			"in a chained traceback the first exception is the original error and the later ones wrap it.", what),
-		Steps: []string{
-			fmt.Sprintf("Read the %s at %s", what, location(f)),
-			"Search sglang's issues for the message: https://github.com/sgl-project/sglang/issues?q=" +
-				url.QueryEscape(`"`+truncate(query, 80)+`"`),
-			"Teach tailfix the error: add a record for it to a pattern directory and pass --patterns DIR",
-		},
+	cause := fmt.Sprintf("No pattern knows this %s yet. The exception and message are the log's own words; "+
+		"in a chained traceback the first exception is the original error and the later ones wrap it.", what)
+	steps := []string{fmt.Sprintf("Read the %s at %s", what, location(f))}
+	if where, code := raisedIn(f.Frame); where != "" {
+		cause += " It was raised " + where + "."
+		if code != "" {
+			steps = append(steps, "Read the code that raised it (on sglang's main branch; your release may differ): "+code)
+		}
 	}
+	steps = append(steps,
+		"Search sglang's issues for the message: https://github.com/sgl-project/sglang/issues?q="+
+			url.QueryEscape(`"`+truncate(query, 80)+`"`),
+		"Teach tailfix the error: add a record for it to a pattern directory and pass --patterns DIR")
+	return Remedy{Cause: cause, Steps: steps}
+}
+
+// frameRE reads a traceback frame line.
+var frameRE = regexp.MustCompile(`^File "([^"]+)", line (\d+), in (\S+)`)
+
+// raisedIn says where a traceback's innermost frame is: in sglang's own
+// code (with a link to it), or in a library installed beside it. code is
+// the link, or "".
+func raisedIn(frame string) (where, code string) {
+	m := frameRE.FindStringSubmatch(strings.TrimSpace(frame))
+	if m == nil {
+		return "", ""
+	}
+	path, line, fn := m[1], m[2], m[3]
+	if i := strings.LastIndex(path, "/sglang/"); i >= 0 {
+		rel := path[i+1:]
+		if !strings.HasPrefix(rel, "sglang/srt/") && !strings.Contains(path, "/python/sglang/") && !strings.Contains(path, "-packages/sglang/") {
+			rel = ""
+		}
+		if rel != "" {
+			return fmt.Sprintf("in sglang's %s (%s:%s)", fn, rel, line),
+				fmt.Sprintf("https://github.com/sgl-project/sglang/blob/main/python/%s#L%s", rel, line)
+		}
+	}
+	for _, marker := range []string{"site-packages/", "dist-packages/"} {
+		if i := strings.LastIndex(path, marker); i >= 0 {
+			lib, _, _ := strings.Cut(path[i+len(marker):], "/")
+			return fmt.Sprintf("inside the %s package (in %s), not in sglang's own code: its version, and whether it is the one your sglang release pins, is the first thing to check", strings.TrimSuffix(lib, ".py"), fn), ""
+		}
+	}
+	return fmt.Sprintf("in %s (%s:%s)", fn, path, line), ""
 }
 
 // frameFuncRE takes the function out of a traceback frame line.
