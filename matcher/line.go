@@ -125,8 +125,8 @@ func trimPlatformStamp(line []byte) []byte {
 	case i+6 <= len(line) && (line[i] == '+' || line[i] == '-') && line[i+3] == ':':
 		i += 6
 	}
-	if i < len(line) && line[i] == ' ' {
-		return line[i+1:]
+	if i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		return line[i+1:] // a space (kubectl, docker), or a tab (Loki and Grafana exports)
 	}
 	return line
 }

@@ -21,6 +21,7 @@ func TestParseLine(t *testing.T) {
 		{name: "kubectl timestamp", in: "2026-11-29T10:15:02.123456789Z [2026-11-29 10:15:02 TP0] x", time: "2026-11-29 10:15:02", ranks: "TP0", record: true, msg: "x"},
 		{name: "kubectl timestamp on a continuation", in: "2026-11-29T10:15:02.123456789Z   File \"a.py\", line 1", msg: "  File \"a.py\", line 1"},
 		{name: "timestamp with offset", in: "2026-11-29T10:15:02+01:00 ValueError: x", msg: "ValueError: x"},
+		{name: "an export's timestamp and a tab", in: "2026-11-29T10:15:02+08:00\t[2026-11-29 02:15:02 DP7 TP7] x", time: "2026-11-29 02:15:02", ranks: "DP7 TP7", record: true, msg: "x"},
 		{name: "compose", in: "llm-prefill-0  | [2026-11-29 10:15:02] x", stream: "llm-prefill-0", time: "2026-11-29 10:15:02", record: true, msg: "x"},
 		{name: "compose continuation", in: "llm-decode-0   |   File \"a.py\"", stream: "llm-decode-0", msg: "  File \"a.py\""},
 		{name: "compose empty line", in: "llm-decode-0   |", stream: "llm-decode-0", msg: ""},
