@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-//go:generate go run ./internal/gen -args ../../shared/sglang/server-args.jsonl -history generated/history.tsv -out generated
+//go:generate go run ./internal/gen -args generated/flags-newest.jsonl -history generated/history.tsv -out generated
 
 // The generated pack: one record per distinct message sglang raises or
 // logs, and sglang's flag table. See generated/README.md.

@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"encoding/json"
 	"strings"
 )
 
@@ -18,6 +19,14 @@ type FlagSite struct {
 	Choices []string `json:"choices,omitempty"`
 	// Action is argparse's action as written ("store_true"), or empty.
 	Action string `json:"action,omitempty"`
+	// Type is the type the value is read as ("int", "float", a parser's
+	// name), empty for a string or none; Nargs argparse's nargs as
+	// written; Default the default as JSON when it is a literal; Help the
+	// help text when it is a literal.
+	Type    string `json:"type,omitempty"`
+	Nargs   string `json:"nargs,omitempty"`
+	Default string `json:"default,omitempty"`
+	Help    string `json:"help,omitempty"`
 	// Deprecated is set when the action or help says so.
 	Deprecated bool   `json:"deprecated,omitempty"`
 	File       string `json:"file"`
@@ -31,6 +40,11 @@ func (f *FlagSite) Switch() bool {
 	switch f.Action {
 	case "store_true", "store_false", "store_const", "count", "BooleanOptionalAction":
 		return true
+	}
+	for _, kind := range []string{"StoreTrue", "StoreFalse", "StoreConst"} {
+		if strings.Contains(f.Action, kind) {
+			return true // sglang's Deprecated…Action wrappers of those
+		}
 	}
 	// sglang's DeprecatedAction takes no value (nargs=0): the flag is
 	// accepted, with a warning, and ignored.
@@ -165,8 +179,39 @@ func kwarg(fs *FlagSite, key string, val []pyToken, consts map[string][]string) 
 		fs.Deprecated = len(val) == 1 && val[0].is(pyName, "True")
 	case "help":
 		if s, ok := literalString(val); ok {
+			fs.Help = s
 			l := strings.ToLower(strings.TrimSpace(s))
 			fs.Deprecated = fs.Deprecated || strings.HasPrefix(l, "deprecated") || strings.HasPrefix(l, "(deprecated")
+		}
+	case "type", "type_parser":
+		if len(val) > 0 && val[len(val)-1].kind == pyName {
+			fs.Type = val[len(val)-1].text
+			if key == "type_parser" {
+				fs.Nargs = "" // the parser reads the one value given
+			}
+		}
+	case "nargs":
+		if s, ok := literalString(val); ok {
+			fs.Nargs = s
+		} else if len(val) == 1 && val[0].kind == pyNumber {
+			fs.Nargs = val[0].text
+		}
+	case "default":
+		if j, ok := literalJSON(val); ok {
+			fs.Default = j
+		}
+	case "action_kwargs":
+		// {"type": str, "nargs": "*"}: what a custom action passes on.
+		if len(val) >= 2 && val[0].is(pyOp, "{") && pyClosing(val, 0) == len(val)-1 {
+			for _, item := range pySplitTop(val[1:len(val)-1], ",") {
+				kv := pySplitTop(item, ":")
+				if len(kv) != 2 {
+					continue
+				}
+				if k, ok := literalString(kv[0]); ok && (k == "type" || k == "nargs") {
+					kwarg(fs, k, kv[1], consts)
+				}
+			}
 		}
 	}
 }
@@ -180,11 +225,16 @@ func annotatedField(l []pyToken, consts map[string][]string) (FlagSite, bool) {
 	end := pyClosing(l, 3)
 	parts := pySplitTop(l[4:min(end, len(l))], ",")
 	fs := FlagSite{Dest: l[0].text, Names: []string{"--" + strings.ReplaceAll(l[0].text, "_", "-")}}
+	if end+1 < len(l) && l[end+1].is(pyOp, "=") {
+		if j, ok := literalJSON(l[end+2:]); ok {
+			fs.Default = j
+		}
+	}
+	if len(parts) > 0 {
+		fs.Type, fs.Nargs, fs.Action = annotationType(parts[0])
+	}
 	if len(parts) > 0 {
 		typ := parts[0]
-		if len(typ) == 1 && typ[0].is(pyName, "bool") {
-			fs.Action = "store_true"
-		}
 		// Literal["a", "b"], perhaps inside Optional[…].
 		for k := 0; k+1 < len(typ); k++ {
 			if typ[k].is(pyName, "Literal") && typ[k+1].is(pyOp, "[") {
@@ -197,6 +247,10 @@ func annotatedField(l []pyToken, consts map[string][]string) (FlagSite, bool) {
 		}
 	}
 	for _, p := range parts[min(1, len(parts)):] {
+		if _, ok := literalString(p); ok {
+			kwarg(&fs, "help", p, consts) // the help, and whether it says deprecated
+			continue
+		}
 		if len(p) >= 3 && p[0].is(pyName, "Arg") && p[1].is(pyOp, "(") {
 			e := pyClosing(p, 1)
 			for _, a := range pySplitTop(p[2:min(e, len(p))], ",") {
@@ -209,9 +263,86 @@ func annotatedField(l []pyToken, consts map[string][]string) (FlagSite, bool) {
 	return fs, true
 }
 
+// annotationType reads a declarative field's type: the type a value is
+// read as, whether the flag takes a list (nargs "+"), and store_true for a
+// bool. Optional[X] is X; a Union with str is str; Literal[…] is str, or
+// int for numbers.
+func annotationType(typ []pyToken) (string, string, string) {
+	nargs := ""
+	for {
+		switch {
+		case len(typ) > 3 && typ[0].is(pyName, "Optional") && typ[1].is(pyOp, "[") && pyClosing(typ, 1) == len(typ)-1:
+			typ = typ[2 : len(typ)-1]
+			continue
+		case len(typ) > 3 && (typ[0].is(pyName, "List") || typ[0].is(pyName, "list")) && typ[1].is(pyOp, "[") && pyClosing(typ, 1) == len(typ)-1:
+			typ = typ[2 : len(typ)-1]
+			nargs = "+"
+			continue
+		}
+		break
+	}
+	switch {
+	case len(typ) == 1 && typ[0].is(pyName, "bool"):
+		return "", "", "store_true"
+	case len(typ) == 1 && (typ[0].is(pyName, "int") || typ[0].is(pyName, "float") || typ[0].is(pyName, "str")):
+		return typ[0].text, nargs, ""
+	case len(typ) > 2 && typ[0].is(pyName, "Literal"):
+		if typ[2].kind == pyNumber {
+			return "int", nargs, ""
+		}
+		return "str", nargs, ""
+	case len(typ) > 2 && typ[0].is(pyName, "Union"):
+		for _, t := range typ[2:] {
+			if t.is(pyName, "str") {
+				return "str", "", ""
+			}
+		}
+	}
+	return "", nargs, ""
+}
+
+// literalJSON returns a Python literal (a number, a string, True, False,
+// None, or a list of those) as JSON.
+func literalJSON(toks []pyToken) (string, bool) {
+	switch {
+	case len(toks) == 1 && toks[0].kind == pyNumber:
+		return strings.ReplaceAll(toks[0].text, "_", ""), true
+	case len(toks) == 2 && toks[0].is(pyOp, "-") && toks[1].kind == pyNumber:
+		return "-" + strings.ReplaceAll(toks[1].text, "_", ""), true
+	case len(toks) == 1 && toks[0].is(pyName, "True"):
+		return "true", true
+	case len(toks) == 1 && toks[0].is(pyName, "False"):
+		return "false", true
+	case len(toks) == 1 && toks[0].is(pyName, "None"):
+		return "null", true
+	}
+	if s, ok := literalString(toks); ok {
+		b, _ := json.Marshal(s)
+		return string(b), true
+	}
+	if len(toks) >= 2 && toks[0].is(pyOp, "[") && pyClosing(toks, 0) == len(toks)-1 {
+		var items []string
+		for _, item := range pySplitTop(toks[1:len(toks)-1], ",") {
+			if len(item) == 0 {
+				continue
+			}
+			j, ok := literalJSON(item)
+			if !ok {
+				return "", false
+			}
+			items = append(items, j)
+		}
+		return "[" + strings.Join(items, ", ") + "]", true
+	}
+	return "", false
+}
+
 // literalString returns the value of an expression that is one plain
 // string literal, or implicitly concatenated ones.
 func literalString(toks []pyToken) (string, bool) {
+	for len(toks) > 2 && toks[0].is(pyOp, "(") && pyClosing(toks, 0) == len(toks)-1 {
+		toks = toks[1 : len(toks)-1] // ("a" "b")
+	}
 	if len(toks) == 0 {
 		return "", false
 	}
@@ -249,10 +380,25 @@ func literalList(toks []pyToken, consts map[string][]string) ([]string, bool) {
 			continue
 		}
 		s, ok := literalString(item)
+		if !ok && len(item) == 1 && item[0].kind == pyNumber {
+			s, ok = item[0].text, true
+		}
 		if !ok {
 			return nil, false
 		}
 		out = append(out, s)
 	}
 	return out, len(out) > 0
+}
+
+// FirstSentence is a flag's help cut after its first sentence, as a flag
+// table shows it.
+func FirstSentence(help string) string {
+	help = strings.TrimSpace(help)
+	for i := 0; i+1 < len(help); i++ {
+		if help[i] == '.' && help[i+1] == ' ' {
+			return help[:i+1]
+		}
+	}
+	return help
 }

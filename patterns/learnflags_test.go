@@ -50,3 +50,46 @@ class ServerArgs:
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// What a flag table needs of each flag: the type its value is read as,
+// nargs, the default and the help.
+func TestLearnFlagFields(t *testing.T) {
+	src := `class ServerArgs:
+    cuda_graph_bs: A[Optional[List[int]], "Batch sizes to capture. More text."] = None
+    ports: A[Optional[List[int]], Arg(help="Group ports.", type_parser=json_list_type)] = None
+    mode: A[Literal[1, 2], "The mode."] = 2
+    paths: A[Optional[Union[List[str], dict]], Arg(action=PathAction, action_kwargs={"type": str, "nargs": "*"})] = None
+    quant: A[Optional[Union[str, Dict]], ("The quantization. " "Supported: fp8.")] = None
+    ratio: A[float, "A ratio."] = 0.9
+    name: A[str, "The name."] = "auto"
+    old: A[bool, "Deprecated. Use --new."] = False
+
+    def add(parser):
+        parser.add_argument("--legacy", action=DeprecatedStoreTrueAction, help="Old switch.")
+        parser.add_argument("--size", type=int, nargs="+", default=[1, 2])
+`
+	fs, err := LearnFlags("server_args.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, fmt.Sprintf("%s type=%s nargs=%s default=%s switch=%v deprecated=%v help=%q choices=%s",
+			f.Names[0], f.Type, f.Nargs, f.Default, f.Switch(), f.Deprecated, FirstSentence(f.Help), strings.Join(f.Choices, "|")))
+	}
+	want := []string{
+		`--cuda-graph-bs type=int nargs=+ default=null switch=false deprecated=false help="Batch sizes to capture." choices=`,
+		`--ports type=json_list_type nargs= default=null switch=false deprecated=false help="Group ports." choices=`,
+		`--mode type=int nargs= default=2 switch=false deprecated=false help="The mode." choices=1|2`,
+		`--paths type=str nargs=* default=null switch=false deprecated=false help="" choices=`,
+		`--quant type=str nargs= default=null switch=false deprecated=false help="The quantization." choices=`,
+		`--ratio type=float nargs= default=0.9 switch=false deprecated=false help="A ratio." choices=`,
+		`--name type=str nargs= default="auto" switch=false deprecated=false help="The name." choices=`,
+		`--old type= nargs= default=false switch=true deprecated=true help="Deprecated." choices=`,
+		`--legacy type= nargs= default= switch=true deprecated=true help="Old switch." choices=`,
+		`--size type=int nargs=+ default=[1, 2] switch=false deprecated=false help="" choices=`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

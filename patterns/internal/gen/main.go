@@ -96,7 +96,7 @@ type histFact struct {
 
 func main() {
 	sitesPath := flag.String("sites", "", "a table of the newest release's sites (raise-sites.jsonl); none: the history's facts of the newest release stand for it")
-	argsPath := flag.String("args", "../../shared/sglang/server-args.jsonl", "server-args.jsonl")
+	argsPath := flag.String("args", "generated/flags-newest.jsonl", "the newest release's flag table (flags-newest.jsonl, written by patterns/internal/history)")
 	histPath := flag.String("history", "", "history.tsv written by patterns/internal/history (none: no release ranges)")
 	out := flag.String("out", "generated", "output directory")
 	flag.Parse()
@@ -624,14 +624,15 @@ func writeReadme(path string, sites, recs int, skipped map[string]int, all []*re
 	}
 	var b strings.Builder
 	b.WriteString("# generated\n\nWritten by `go generate ./patterns` (patterns/internal/gen); do not edit.\n\n")
-	b.WriteString("- `history.tsv` and `flag-history.tsv` are written by patterns/internal/history from sglang's\n")
+	b.WriteString("- `history.tsv`, `flag-history.tsv` and `flags-newest.jsonl` are written by patterns/internal/history from sglang's\n")
 	b.WriteString("  git history (run it with `-repo` pointing at a clone with history): every release, each\n")
 	b.WriteString("  Python file read with the project's own reader (the one `tailfix patterns learn` uses).\n")
 	b.WriteString("- `sites.tsv` holds one record per distinct message sglang raises or logs in any release,\n")
 	b.WriteString("  with the releases that print it, generated from `history.tsv`.\n")
 	b.WriteString("- `flags.tsv` is every `launch_server` flag of the newest release, with its type, default\n")
-	b.WriteString("  and help, from the table in `../shared/sglang` (server-args.jsonl); `flag-history.tsv`\n")
-	b.WriteString("  gives each flag and literal choice the releases that accept it.\n\n")
+	b.WriteString("  and help, from `flags-newest.jsonl` (argparse calls and the declarative ServerArgs fields,\n")
+	b.WriteString("  read from the source); `flag-history.tsv` gives each flag and literal choice the releases\n")
+	b.WriteString("  that accept it.\n\n")
 	old := 0
 	for _, r := range all {
 		if r.hist != nil && r.hist.last != "" {

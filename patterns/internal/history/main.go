@@ -111,6 +111,7 @@ func run(repo, until, out string) error {
 	flagCache := map[string][]patterns.FlagSite{}
 	facts := map[string]*fact{}
 	flags := map[string]*flagFact{}
+	var newest []patterns.FlagSite // the flags of the newest release, in source order
 	var skipped int
 	for i, r := range rels {
 		files, err := g.pyFiles(r.commit)
@@ -147,6 +148,9 @@ func run(repo, until, out string) error {
 				fl, _ = patterns.LearnFlags(f.path, src)
 				flagCache[f.blob] = fl
 			}
+			if i == len(rels)-1 {
+				newest = append(newest, fl...)
+			}
 			for _, s := range fl {
 				for _, n := range s.Names {
 					noteFlag(flags, n, "", i).switched = s.Switch()
@@ -175,7 +179,60 @@ func run(repo, until, out string) error {
 	if err := write(out, rels, list, removedBy); err != nil {
 		return err
 	}
-	return writeFlags(filepath.Join(filepath.Dir(out), "flag-history.tsv"), rels, flags)
+	if err := writeFlags(filepath.Join(filepath.Dir(out), "flag-history.tsv"), rels, flags); err != nil {
+		return err
+	}
+	return writeNewestFlags(filepath.Join(filepath.Dir(out), "flags-newest.jsonl"), rels[len(rels)-1].commit, newest)
+}
+
+// writeNewestFlags writes the newest release's flag table, one flag a
+// line, in the form the generator reads: spellings, dest, type, default,
+// literal choices, action, nargs, the help's first sentence, whether it is
+// deprecated, and where it is defined.
+func writeNewestFlags(out, commit string, sites []patterns.FlagSite) error {
+	var b bytes.Buffer
+	seen := map[string]bool{}
+	for _, f := range sites {
+		if seen[f.Names[0]] {
+			continue
+		}
+		seen[f.Names[0]] = true
+		action := f.Action
+		if action == "" {
+			action = "store"
+		}
+		var typ, def, nargs any
+		if f.Type != "" {
+			typ = f.Type
+		}
+		if f.Default != "" {
+			_ = json.Unmarshal([]byte(f.Default), &def)
+		}
+		switch {
+		case f.Nargs != "":
+			nargs = f.Nargs
+		case f.Switch():
+			nargs = 0 // as argparse records a flag that takes no value
+		}
+		choices := []any{}
+		for _, c := range f.Choices {
+			choices = append(choices, c)
+		}
+		if len(choices) == 0 {
+			choices = nil
+		}
+		line, err := json.Marshal(map[string]any{
+			"flag": f.Names, "dest": f.Dest, "type": typ, "default": def, "choices": choices,
+			"action": action, "nargs": nargs, "help": patterns.FirstSentence(f.Help), "deprecated": f.Deprecated,
+			"defined_at": fmt.Sprintf("python/sglang/%s:%d", f.File, f.Line), "commit": commit,
+		})
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(out, b.Bytes(), 0o644)
 }
 
 // noteFlag adds a flag, or a choice of it, seen in release i.
