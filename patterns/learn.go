@@ -1165,6 +1165,7 @@ func Learned(sites []RaiseSite, repo string, stats *LearnStats) []*Record {
 		order = append(order, lr)
 	}
 	for _, lr := range order {
+		lr.rec.Gen.Sites += lr.others
 		if lr.others > 0 {
 			lr.rec.Cause += fmt.Sprintf(" The same message appears at %d other %s in the source.", lr.others, learnPlural(lr.others, "place", "places"))
 		}
@@ -1356,9 +1357,30 @@ func newLearnedRecord(s *RaiseSite, repo, re string, line []tmplPart, first bool
 		Tests:  Tests{Match: []string{sample}},
 		Origin: fmt.Sprintf("%s:%d", s.File, s.Line),
 	}
+	// Generated from source as the built-in generated records are: it
+	// ranks below a hand-written record of the same line, and carries
+	// where and under what condition it is raised.
+	kind := s.Kind
+	if kind == "logger.exception" {
+		kind = "logger.error"
+	}
+	guard := s.Guard
+	if s.Kind == "assert" && s.Condition != "" {
+		guard = "not (" + s.Condition + ")"
+	}
+	r.Gen = &Generated{Kind: kind, Template: strings.TrimSpace(renderTemplate(line)), Qualname: s.Function, Sites: 1, Guard: guard}
+	if msgLine, _, _ := strings.Cut(s.Message, "\n"); endsInPlaceholder(r.Gen.Template) || first && endsInPlaceholder(msgLine) {
+		// "Scheduler hit an exception: {e}": the error is what fills it.
+		r.Role = RoleWrapper
+	}
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
+	needles, err := r.Needles()
+	if err != nil {
+		return nil, err
+	}
+	r.Gen.Needles = needles
 	cre, err := regexp.Compile(re)
 	if err != nil {
 		return nil, err

@@ -654,3 +654,49 @@ func TestLearnKeywordMessageAndGuards(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Learned records are generated from source, as the built-in generated
+// ones are: they carry kind, template, function and guard, a message that
+// ends in a placeholder only carries the error that fills it, and a learned
+// pack replaces the built-in generated record of the same message.
+func TestLearnedRecordsAreGenerated(t *testing.T) {
+	src := "def run(e):\n    if e:\n        logger.error(f\"Widget loop hit an exception: {e}\")\n" +
+		"    raise ValueError(f\"Widget count {e} is above the allowed maximum\")\n"
+	sites, err := ParsePython("srt/w.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := LearnStats{Skipped: map[string]int{}}
+	recs := Learned(sites, "example/w", &stats)
+	if len(recs) != 2 {
+		t.Fatalf("%d records: %+v", len(recs), stats)
+	}
+	wrap, cause := recs[0], recs[1]
+	if wrap.Gen == nil || wrap.Gen.Kind != "logger.error" || wrap.Gen.Guard != "e" || wrap.Role != RoleWrapper {
+		t.Errorf("wrapper: gen %+v role %v", wrap.Gen, wrap.Role)
+	}
+	if cause.Gen == nil || cause.Gen.Kind != "raise" || cause.Gen.Qualname != "run" || cause.Role != RoleCause || len(cause.Gen.Needles) == 0 {
+		t.Errorf("cause: gen %+v role %v", cause.Gen, cause.Role)
+	}
+	builtin := &Record{ID: "sglang-src/w/widget-count", Title: "t", Severity: SeverityError,
+		Match: Match{Regex: cause.Match.Regex}, Tests: Tests{Match: []string{"Widget count 3 is above the allowed maximum"}},
+		Gen: &Generated{Kind: "raise", Template: "t", Needles: []string{"is above the allowed maximum"}}}
+	other := &Record{ID: "sglang-src/w/other", Title: "t", Severity: SeverityError,
+		Match: Match{Regex: "Another widget message entirely"}, Tests: Tests{Match: []string{"Another widget message entirely"}},
+		Gen: &Generated{Kind: "raise", Template: "t", Needles: []string{"Another widget"}}}
+	base, err := NewPack([]*Record{builtin, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned, err := NewPack(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := base.With(learned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Lookup(builtin.ID) != nil || merged.Lookup(other.ID) == nil || merged.Lookup(cause.ID) == nil {
+		t.Errorf("merged pack: %d records; the built-in twin kept: %v", len(merged.Records), merged.Lookup(builtin.ID) != nil)
+	}
+}

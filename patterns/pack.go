@@ -184,9 +184,17 @@ func (p *Pack) Lookup(id string) *Record { return p.byID[id] }
 // With returns a pack holding p's records and extra's; a record of extra
 // replaces the one of p with the same id.
 func (p *Pack) With(extra *Pack) (*Pack, error) {
+	// A generated record of extra (a learned pack of a newer release)
+	// replaces p's generated record of the same message.
+	newer := map[string]bool{}
+	for _, r := range extra.Records {
+		if r.Gen != nil {
+			newer[r.Match.Regex] = true
+		}
+	}
 	recs := make([]*Record, 0, len(p.Records)+len(extra.Records))
 	for _, r := range p.Records {
-		if extra.byID[r.ID] == nil {
+		if extra.byID[r.ID] == nil && !(r.Gen != nil && newer[r.Match.Regex]) {
 			recs = append(recs, r)
 		}
 	}
@@ -253,6 +261,7 @@ func ParseYAML(name string, data []byte) ([]*Record, error) {
 	if err := dec.Decode(&fast); (err == nil || errors.Is(err, io.EOF)) && !slices.Contains(fast, nil) {
 		for _, r := range fast {
 			r.Origin = name
+			fillNeedles(r)
 		}
 		return fast, nil
 	}
@@ -277,9 +286,19 @@ func ParseYAML(name string, data []byte) ([]*Record, error) {
 			return nil, &RecordError{File: name, Line: n.Line, ID: id, Err: cleanYAMLError(err)}
 		}
 		r.Origin = name
+		fillNeedles(r)
 		recs = append(recs, r)
 	}
 	return recs, nil
+}
+
+// fillNeedles works out the prefilter literals of a record a pack file
+// says was generated from source (a learned pack), as the generator does
+// for the built-in ones.
+func fillNeedles(r *Record) {
+	if r.Gen != nil && len(r.Gen.Needles) == 0 {
+		r.Gen.Needles, _ = r.Needles()
+	}
 }
 
 func nodeField(n *yaml.Node, key string) string {

@@ -117,7 +117,9 @@ type Record struct {
 	Origin string `yaml:"-" json:"origin"`
 	// Gen is set for a record generated from sglang's source rather than
 	// written by hand.
-	Gen *Generated `yaml:"-" json:"generated,omitempty"`
+	// A pack patterns learn writes carries it too: learned records are
+	// generated from source, and rank and read as the built-in ones.
+	Gen *Generated `yaml:"generated,omitempty" json:"generated,omitempty"`
 }
 
 // TagBenign marks a record of a line known to be harmless, such as an
@@ -140,33 +142,33 @@ func (r *Record) Benign() bool {
 type Generated struct {
 	// Kind is raise, assert, logger.error, logger.warning or
 	// logger.critical.
-	Kind string `json:"kind"`
+	Kind string `yaml:"kind" json:"kind"`
 	// Template is the message as written in the source, placeholders
 	// included.
-	Template string `json:"template"`
+	Template string `yaml:"template" json:"template"`
 	// Qualname is the raising function with its classes.
-	Qualname string `json:"qualname,omitempty"`
+	Qualname string `yaml:"qualname,omitempty" json:"qualname,omitempty"`
 	// Sites counts the places in the source that raise the message.
-	Sites int `json:"sites"`
+	Sites int `yaml:"sites" json:"sites"`
 	// Flags are the launch flags the message names.
-	Flags []string `json:"flags,omitempty"`
+	Flags []string `yaml:"flags,omitempty" json:"flags,omitempty"`
 	// Guard is the condition under which the source raises it, as written.
-	Guard string `json:"guard,omitempty"`
+	Guard string `yaml:"guard,omitempty" json:"guard,omitempty"`
 	// Commit is the sglang commit the site was read from.
-	Commit string `json:"commit,omitempty"`
+	Commit string `yaml:"commit,omitempty" json:"commit,omitempty"`
 	// FirstRelease and LastRelease are the first and last sglang release
 	// that print the message ("0.4.4.post2"; "main 2026-05" for main as
 	// sampled after the last release the history knows); LastRelease is
 	// empty while the newest commit read still prints it. RemovedIn is the
 	// release that no longer does, and RemovedBy the commit that dropped
 	// it ("ec6f8d61f [Spec] Async-assert probes…").
-	FirstRelease string `json:"first_release,omitempty"`
-	LastRelease  string `json:"last_release,omitempty"`
-	RemovedIn    string `json:"removed_in,omitempty"`
-	RemovedBy    string `json:"removed_by,omitempty"`
+	FirstRelease string `yaml:"first_release,omitempty" json:"first_release,omitempty"`
+	LastRelease  string `yaml:"last_release,omitempty" json:"last_release,omitempty"`
+	RemovedIn    string `yaml:"removed_in,omitempty" json:"removed_in,omitempty"`
+	RemovedBy    string `yaml:"removed_by,omitempty" json:"removed_by,omitempty"`
 	// Needles are the record's prefilter literals, worked out when the
 	// pack was generated.
-	Needles []string `json:"-"`
+	Needles []string `yaml:"-" json:"-"`
 }
 
 // Match says how to recognise a record's error in one normalized log line
