@@ -3,6 +3,7 @@ package patterns
 import (
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // Problem is something wrong with one record of a pack, found by Lint or
@@ -52,4 +53,36 @@ func (p *Pack) Generated() int {
 		}
 	}
 	return n
+}
+
+// LiteralFixes returns the hand-written records whose fix's before writes
+// a literal value for a launch flag of t ("--tp-size 8"): the value the
+// user's server has is in its configuration, so the fix could show it
+// ("--tp-size {tp_size|8}") and shows an example instead.
+func (p *Pack) LiteralFixes(t *FlagTable) []*Record {
+	var out []*Record
+	for _, r := range p.Records {
+		if r.Gen != nil || r.Fix.Before == "" {
+			continue
+		}
+		words := strings.Fields(r.Fix.Before)
+		for i, w := range words {
+			if !strings.HasPrefix(w, "--") {
+				continue
+			}
+			name, val, eq := strings.Cut(w, "=")
+			fl := t.Lookup(name)
+			if fl == nil || !fl.TakesValue() {
+				continue
+			}
+			if !eq && i+1 < len(words) {
+				val = words[i+1]
+			}
+			if val != "" && !strings.HasPrefix(val, "-") && !strings.Contains(val, "{") {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
 }

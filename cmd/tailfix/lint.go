@@ -59,6 +59,11 @@ func (c *patternsLintCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "%d records (%d generated), %d healthy lines checked: %d problems; %d records below error level match healthy lines\n",
 		len(pack.Records), pack.Generated(), lines, problems, len(quiet))
+	if table, err := patterns.Flags(); err == nil {
+		if lit := pack.LiteralFixes(table); len(lit) > 0 {
+			fmt.Fprintf(e.stdout, "%d hand-written fixes show an example value where the server's own could be (first: %s)\n", len(lit), lit[0].ID)
+		}
+	}
 	if problems > 0 {
 		return silentError{errors.New("lint failed")}
 	}
