@@ -128,6 +128,11 @@ func numTerm(term string, cfg Config) (float64, bool, bool) {
 		return 0, false, false
 	}
 	if n, ok := pyrepr.IntValue(v); ok {
+		if n < 0 {
+			// sglang's -1 means "off" or "auto" (chunked_prefill_size=-1):
+			// no number to work from.
+			return 0, false, false
+		}
 		return float64(n), true, true
 	}
 	switch x := v.(type) {

@@ -33,6 +33,9 @@ func TestRender(t *testing.T) {
 		{"--mem-fraction-static {mem_fraction_static-0.05|0.85}", cfg, "--mem-fraction-static 0.83", true},
 		{"--mem-fraction-static {mem_fraction_static+0.05|0.85}", cfg, "--mem-fraction-static 0.93", true},
 		{"--x {tp_size*0.5|2}", cfg, "--x 2", true},
+		// -1 is sglang's "off": nothing to work from, so the example shows.
+		{"--chunked-prefill-size {chunked_prefill_size/2|4096}", mapConfig{"chunked_prefill_size": int64(-1)}, "--chunked-prefill-size 4096", false},
+		{"--chunked-prefill-size {chunked_prefill_size|8192}", mapConfig{"chunked_prefill_size": int64(-1)}, "--chunked-prefill-size -1", true},
 		// The message's values come before the configuration's.
 		{"--port {port+10|30010}", Values{Captures: map[string]string{"port": "31000"}, Config: mapConfig{"port": int64(30000)}}, "--port 31010", true},
 		{"--port {port+10|30010}", Values{Config: mapConfig{"port": int64(30000)}}, "--port 30010", true},
