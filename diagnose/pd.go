@@ -105,24 +105,30 @@ func isPair(c matcher.Config) bool {
 // logged configuration also answers "prefill.x" or "decode.x" for its own
 // side.
 func withSides(c matcher.Config) matcher.Config {
-	if sa, ok := c.(*pyrepr.ServerArgs); ok && sa != nil {
-		return sideConfig{sa}
+	if c == nil {
+		return nil
 	}
-	return c
+	if sa, ok := c.(*pyrepr.ServerArgs); ok && sa == nil {
+		return c
+	}
+	if _, ok := c.(pairConfig); ok {
+		return c
+	}
+	return sideConfig{c}
 }
 
 // sideConfig is one server's configuration that also answers "prefill.x"
 // or "decode.x" when the server is that side of a pair, so that a record's
 // two-sided template shows the side the log knows.
-type sideConfig struct{ *pyrepr.ServerArgs }
+type sideConfig struct{ matcher.Config }
 
 func (c sideConfig) Lookup(name string) (any, bool) {
 	side, field, ok := strings.Cut(name, ".")
 	if ok && (side == "prefill" || side == "decode") {
-		if mode, _ := c.String("disaggregation_mode"); mode != side {
+		if mode, _ := stringField(c.Config, "disaggregation_mode"); mode != side {
 			return nil, false
 		}
-		return pairConfig{c.ServerArgs, c.ServerArgs}.Lookup(side + "." + field)
+		return pairConfig{c.Config, c.Config}.Lookup(side + "." + field)
 	}
-	return c.ServerArgs.Lookup(name)
+	return c.Config.Lookup(name)
 }

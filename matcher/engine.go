@@ -109,6 +109,7 @@ type event struct {
 	rank      string
 	first     string // message of the first line
 	config    Config // the server's configuration when the event began
+	mem       Memory // what the start-up said about GPU memory when the event began
 	openLevel Level  // the level the first line stated
 	level     Level  // level the first line states, or the level an error-like message implies
 	traceback bool
@@ -151,6 +152,7 @@ type Engine struct {
 	// what is known before that line comes (the launch command, in run).
 	config     *pyrepr.ServerArgs
 	configLine int64
+	mem        Memory // the latest start-up's memory lines
 	known      Config
 
 	// A line whose proposed records did not confirm may have been

@@ -86,10 +86,13 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	}
 	e.failed = e.failed[:0]
 	for _, o := range owners {
-		if o < 0 && marker(o) == markConfig {
+		switch {
+		case o < 0 && marker(o) == markConfig:
 			if text, ok := pyrepr.FindServerArgs(ln.Msg); ok {
 				e.config, e.configLine = pyrepr.ParseServerArgs(text), e.line
 			}
+		case o < 0 && marker(o) == markMemory:
+			e.mem.observe(ln.Msg)
 		}
 	}
 	e.assemble(&ln, owners)
@@ -419,6 +422,7 @@ func (e *Engine) newEvent(ln *Line) *event {
 	case e.known != nil:
 		ev.config = e.known
 	}
+	ev.mem = e.mem
 	e.evs = append(e.evs, ev)
 	return ev
 }
@@ -797,7 +801,7 @@ func trimQuote(msg []byte) []byte {
 // opensEvent reports whether a line would start an event of its own.
 func opensEvent(msg []byte, owners []int32) bool {
 	for _, o := range owners {
-		if o < 0 && marker(o) != markException && marker(o) != markLevel && marker(o) != markWord {
+		if o < 0 && marker(o) != markException && marker(o) != markLevel && marker(o) != markWord && marker(o) != markMemory {
 			return true
 		}
 	}
@@ -889,6 +893,9 @@ func (e *Engine) closeEvent(i int) {
 // occurrence decides what group g of an event was.
 func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank, Config: ev.config}
+	if ev.mem.known() {
+		o.Config = withMemory{base: ev.config, mem: ev.mem}
+	}
 	if ev.traceback {
 		o.Frame = ev.lastFrame
 	}

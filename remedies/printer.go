@@ -305,6 +305,9 @@ func (p *Printer) remedy(w io.Writer, f *diagnose.Finding) {
 		fmt.Fprintln(w)
 		p.labelled(w, "Why", "", rem.Cause)
 	}
+	for _, line := range rem.Worked {
+		p.labelled(w, "", "", line)
+	}
 	if len(rem.Steps) > 0 {
 		fmt.Fprintln(w)
 	}
@@ -455,6 +458,9 @@ func (p *Printer) markdown(w io.Writer, f *diagnose.Finding) {
 	rem := For(f)
 	if rem.Cause != "" {
 		fmt.Fprintf(w, "\n%s\n", rem.Cause)
+	}
+	for _, line := range rem.Worked {
+		fmt.Fprintf(w, "\n%s\n", line)
 	}
 	if len(rem.Steps) > 0 {
 		fmt.Fprintln(w)

@@ -22,7 +22,11 @@ import (
 
 // Remedy is the advice attached to a finding.
 type Remedy struct {
-	Cause  string   `json:"cause"`
+	Cause string `json:"cause"`
+	// Worked is the arithmetic behind the numbers of the fix, one line
+	// each, worked from the figures the log states; or why a number could
+	// not be worked out and what that says.
+	Worked []string `json:"worked,omitempty"`
 	Steps  []string `json:"steps"`
 	Before string   `json:"before"`
 	After  string   `json:"after"`
@@ -39,24 +43,31 @@ func For(f *diagnose.Finding) Remedy {
 		return generated(f, r)
 	}
 	if r := f.Record; r != nil {
-		steps := make([]string, len(r.Fix.Steps))
 		// The user's own values where the log gave its configuration; a
 		// template's defaults otherwise.
 		var cfg Config
 		if f.Config != nil {
 			cfg = f.Config
 		}
-		vals := Values{Captures: f.Captures, Config: cfg}
-		for i, step := range r.Fix.Steps {
-			steps[i], _ = Render(step, vals)
-		}
+		vals := &workedValues{Values: Values{Captures: f.Captures, Config: cfg}}
 		before, ownBefore := Render(r.Fix.Before, vals)
 		after, ownAfter := Render(r.Fix.After, vals)
+		steps := make([]string, 0, len(r.Fix.Steps))
+		for _, step := range r.Fix.Steps {
+			s, _ := Render(step, vals)
+			if !vals.refuses(step) {
+				steps = append(steps, s)
+			}
+		}
+		if vals.refuses(r.Fix.Before + r.Fix.After) {
+			// The log's own figures say this change would not help.
+			before, after = "", ""
+		}
 		example := (before != "" || after != "") && !(ownBefore && ownAfter) && !fromCheck(f)
 		if b, a, ok := rejudged(f); ok {
 			before, after, example = b, a, false
 		}
-		return Remedy{Cause: strings.TrimSpace(r.Cause), Steps: steps, Before: before, After: after, Example: example}
+		return Remedy{Cause: strings.TrimSpace(r.Cause), Worked: vals.notes, Steps: steps, Before: before, After: after, Example: example}
 	}
 	if f.Partial {
 		return cutTraceback(f)

@@ -17,9 +17,10 @@ type Config interface {
 }
 
 // Render fills a record's before/after template with a server's values.
-// A placeholder is {expr} or {expr|default}: expr is a field name or
-// integer arithmetic over fields and numbers ("tp_size*pp_size"), and the
-// default is shown when the configuration does not give the value. It
+// A placeholder is {expr}, {expr|default} or {expr|expr|…|default}: expr
+// is a field name or arithmetic over fields and numbers
+// ("tp_size*pp_size"), tried in order, and the default is shown when the
+// configuration gives none of them. It
 // returns the text and whether every placeholder came from the
 // configuration; a template without placeholders is returned as it is.
 func Render(tmpl string, cfg Config) (string, bool) {
@@ -40,14 +41,20 @@ func Render(tmpl string, cfg Config) (string, bool) {
 			break
 		}
 		b.WriteString(tmpl[:i])
-		expr, def, _ := strings.Cut(tmpl[i+1:i+j], "|")
-		if !placeholderRE.MatchString(expr) {
+		exprs, def := alternatives(tmpl[i+1 : i+j])
+		if exprs == nil {
 			// Braces that are not a placeholder, as in a JSON value.
 			b.WriteString(tmpl[i : i+j+1])
 			tmpl = tmpl[i+j+1:]
 			continue
 		}
-		if v, ok := eval(strings.TrimSpace(expr), cfg); ok {
+		v, ok := "", false
+		for _, expr := range exprs {
+			if v, ok = eval(strings.TrimSpace(expr), cfg); ok {
+				break
+			}
+		}
+		if ok {
 			b.WriteString(v)
 		} else {
 			all = false
@@ -56,6 +63,22 @@ func Render(tmpl string, cfg Config) (string, bool) {
 		tmpl = tmpl[i+j+1:]
 	}
 	return b.String(), all
+}
+
+// alternatives splits a placeholder into its expressions and its default,
+// or returns nil when the braces hold something else.
+func alternatives(inner string) ([]string, string) {
+	parts := strings.Split(inner, "|")
+	exprs, def := parts, ""
+	if len(parts) > 1 {
+		exprs, def = parts[:len(parts)-1], parts[len(parts)-1]
+	}
+	for _, e := range exprs {
+		if !placeholderRE.MatchString(e) {
+			return nil, ""
+		}
+	}
+	return exprs, def
 }
 
 // placeholderRE is what a placeholder's expression looks like: field

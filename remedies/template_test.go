@@ -48,3 +48,25 @@ func TestRender(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderAlternatives(t *testing.T) {
+	cfg := mapConfig{"mem_fraction_static": 0.88, "suggested": 0.853}
+	tests := []struct {
+		tmpl string
+		want string
+		all  bool
+	}{
+		{"{missing|mem_fraction_static-0.05|0.85}", "0.83", true},
+		{"{mem_fraction_static-0.05|missing|0.85}", "0.83", true},
+		{"{missing|other|0.85}", "0.85", false},
+		{"{suggested+0.03|mem_fraction_static|0.9}", "0.88", true},
+		{"{missing|}", "", false},
+		{"{a|b c|d}", "{a|b c|d}", true},
+	}
+	for _, tt := range tests {
+		got, all := Render(tt.tmpl, cfg)
+		if got != tt.want || all != tt.all {
+			t.Errorf("Render(%q) = %q, %v; want %q, %v", tt.tmpl, got, all, tt.want, tt.all)
+		}
+	}
+}

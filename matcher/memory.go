@@ -1,0 +1,122 @@
+package matcher
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+)
+
+// Memory is what a server's start-up said about its GPU memory, in GB as
+// sglang prints it: the memory free before the weights were loaded, after
+// them, after the KV-cache pool, and after the CUDA graphs, with what each
+// step took. A zero field was not logged. sglang sizes its static share
+// (--mem-fraction-static) against the memory free before the weights.
+type Memory struct {
+	BeforeWeights float64 // "Load weight begin. avail mem=…"
+	Weights       float64 // "Load weight end. … mem usage=…", or the drop in free memory
+	AfterWeights  float64 // "Load weight end. … avail mem=…"
+	KVCache       float64 // "KV Cache is allocated. … K size: …, V size: …"
+	AfterPool     float64 // "Memory pool end. avail mem=…"
+	Graphs        float64 // "Capture cuda graph end. … mem usage=…"
+	AfterGraphs   float64 // "Capture cuda graph end. … avail mem=…"
+}
+
+// Memory fields by the names templates use.
+const (
+	MemBeforeWeights = "gpu_mem_before_weights_gb"
+	MemWeights       = "gpu_mem_weights_gb"
+	MemAfterWeights  = "gpu_mem_after_weights_gb"
+	MemKVCache       = "gpu_mem_kv_cache_gb"
+	MemAfterPool     = "gpu_mem_after_pool_gb"
+	MemGraphs        = "gpu_mem_cuda_graphs_gb"
+	MemAfterGraphs   = "gpu_mem_after_graphs_gb"
+)
+
+// Lookup answers a memory field by its name.
+func (m Memory) Lookup(name string) (any, bool) {
+	var v float64
+	switch name {
+	case MemBeforeWeights:
+		v = m.BeforeWeights
+	case MemWeights:
+		v = m.Weights
+	case MemAfterWeights:
+		v = m.AfterWeights
+	case MemKVCache:
+		v = m.KVCache
+	case MemAfterPool:
+		v = m.AfterPool
+	case MemGraphs:
+		v = m.Graphs
+	case MemAfterGraphs:
+		v = m.AfterGraphs
+	}
+	if v <= 0 {
+		return nil, false
+	}
+	return v, true
+}
+
+var (
+	availMemRE = regexp.MustCompile(`avail mem=([\d.]+) ?GB`)
+	memUsageRE = regexp.MustCompile(`mem usage=([\d.]+) ?GB`)
+	kvSizeRE   = regexp.MustCompile(`K size: ([\d.]+) ?GB, V size: ([\d.]+) ?GB`)
+)
+
+// observe reads one of sglang's memory lines. A new "Load weight begin" is
+// a new start: what an earlier start said no longer holds.
+func (m *Memory) observe(msg []byte) {
+	avail := gb(availMemRE, msg, 1)
+	usage := gb(memUsageRE, msg, 1)
+	switch {
+	case bytes.Contains(msg, []byte("Load weight begin")):
+		*m = Memory{BeforeWeights: avail}
+	case bytes.Contains(msg, []byte("Load weight end")):
+		m.AfterWeights, m.Weights = avail, usage
+		if usage == 0 && m.BeforeWeights > avail && avail > 0 {
+			m.Weights = m.BeforeWeights - avail
+		}
+		m.KVCache, m.AfterPool, m.Graphs, m.AfterGraphs = 0, 0, 0, 0
+	case bytes.Contains(msg, []byte("KV Cache is allocated")):
+		m.KVCache = gb(kvSizeRE, msg, 1) + gb(kvSizeRE, msg, 2)
+	case bytes.Contains(msg, []byte("Memory pool end")):
+		m.AfterPool = avail
+	case bytes.Contains(msg, []byte("Capture cuda graph end")):
+		m.Graphs, m.AfterGraphs = usage, avail
+	}
+}
+
+// known reports whether any memory line was read.
+func (m Memory) known() bool { return m != Memory{} }
+
+// gb is the number in group i of re's match in msg, or 0.
+func gb(re *regexp.Regexp, msg []byte, i int) float64 {
+	sub := re.FindSubmatch(msg)
+	if sub == nil || len(sub) <= i {
+		return 0
+	}
+	v, err := strconv.ParseFloat(string(sub[i]), 64)
+	if err != nil || v < 0 {
+		return 0
+	}
+	return v
+}
+
+// withMemory is a configuration that also answers the memory fields.
+type withMemory struct {
+	base Config
+	mem  Memory
+}
+
+func (c withMemory) Lookup(name string) (any, bool) {
+	if v, ok := c.mem.Lookup(name); ok {
+		return v, true
+	}
+	if c.base == nil {
+		return nil, false
+	}
+	return c.base.Lookup(name)
+}
+
+// Unwrap returns the configuration beneath the memory fields.
+func (c withMemory) Unwrap() Config { return c.base }

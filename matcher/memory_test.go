@@ -1,0 +1,80 @@
+package matcher
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMemoryObserve(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		want  Memory
+	}{
+		{"a start-up's lines in order", []string{
+			"Load weight begin. avail mem=78.50 GB",
+			"Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=47.40 GB, mem usage=31.10 GB.",
+			"KV Cache is allocated. #tokens: 412000, K size: 18.20 GB, V size: 18.20 GB",
+			"Memory pool end. avail mem=10.10 GB",
+			"Capture cuda graph end. Time elapsed: 12.31 s. mem usage=1.25 GB. avail mem=8.85 GB.",
+		}, Memory{BeforeWeights: 78.5, Weights: 31.1, AfterWeights: 47.4, KVCache: 36.4, AfterPool: 10.1, Graphs: 1.25, AfterGraphs: 8.85}},
+		{"an older release without mem usage: the weights are the drop", []string{
+			"Load weight begin. avail mem=23.50 GB",
+			"Load weight end. type=LlamaForCausalLM, dtype=torch.float16, avail mem=8.50 GB",
+		}, Memory{BeforeWeights: 23.5, Weights: 15, AfterWeights: 8.5}},
+		{"a restart forgets the earlier start", []string{
+			"Load weight begin. avail mem=78.50 GB",
+			"Load weight end. type=X, avail mem=47.40 GB, mem usage=31.10 GB.",
+			"Memory pool end. avail mem=10.10 GB",
+			"Load weight begin. avail mem=77.00 GB",
+		}, Memory{BeforeWeights: 77}},
+		{"other lines with the words", []string{
+			"Init torch distributed ends. mem usage=0.56 GB",
+			"The avail mem=x GB figure is not a number",
+		}, Memory{}},
+	}
+	for _, tt := range tests {
+		var m Memory
+		for _, l := range tt.lines {
+			m.observe([]byte(l))
+		}
+		if diff := m; diff.KVCache-tt.want.KVCache > 1e-9 || tt.want.KVCache-diff.KVCache > 1e-9 {
+			t.Errorf("%s: KV cache %v, want %v", tt.name, m.KVCache, tt.want.KVCache)
+		}
+		m.KVCache, tt.want.KVCache = 0, 0
+		if m != tt.want {
+			t.Errorf("%s: got %+v, want %+v", tt.name, m, tt.want)
+		}
+	}
+}
+
+// An event carries the memory lines logged before it, under its
+// configuration, and an event before them carries none.
+func TestOccurrenceCarriesMemory(t *testing.T) {
+	m := testMatcher(t)
+	const log = "[2026-11-29 10:15:02] server_args=ServerArgs(tp_size=2, mem_fraction_static=0.88)\n" +
+		"[2026-11-29 10:15:03 TP0] RuntimeError: CUDA error: out of memory\n" +
+		"[2026-11-29 10:15:04 TP0] Load weight begin. avail mem=78.50 GB\n" +
+		"[2026-11-29 10:15:20 TP0] RuntimeError: CUDA error: out of memory\n" +
+		"[2026-11-29 10:15:30 TP0] Load weight end. type=Qwen3ForCausalLM, avail mem=47.40 GB, mem usage=31.10 GB.\n" +
+		"[2026-11-29 10:16:20 TP0] RuntimeError: CUDA error: out of memory\n"
+	var got []Occurrence
+	e := m.NewEngine("x.log", func(o Occurrence) { got = append(got, o) })
+	if err := e.Scan(strings.NewReader(log)); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("got %d occurrences, want 3:\n%s", len(got), brief(got))
+	}
+	want := []struct{ before, after any }{{nil, nil}, {78.5, nil}, {78.5, 47.4}}
+	for i, o := range got {
+		before, _ := o.Config.Lookup(MemBeforeWeights)
+		after, _ := o.Config.Lookup(MemAfterWeights)
+		if before != want[i].before || after != want[i].after {
+			t.Errorf("occurrence at line %d: memory %v/%v, want %v/%v", o.Line, before, after, want[i].before, want[i].after)
+		}
+		if v, _ := o.Config.Lookup("tp_size"); v != int64(2) {
+			t.Errorf("occurrence at line %d: tp_size %v under the memory fields, want 2", o.Line, v)
+		}
+	}
+}

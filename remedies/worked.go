@@ -1,0 +1,238 @@
+package remedies
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/pyrepr"
+)
+
+// Worked values: numbers a fix computes from the figures the log states,
+// each with its arithmetic in one line. A template names them like fields:
+// {fraction_after_oom|mem_fraction_static-0.05|0.85} tries the worked
+// value first, then the fixed step, then the example.
+const (
+	// fractionAfterOOM is the --mem-fraction-static that frees what a
+	// failed allocation lacked, from the allocator's message (tried, free,
+	// total) and the server's fraction.
+	fractionAfterOOM = "fraction_after_oom"
+	// fractionForKVPool is the --mem-fraction-static that leaves room for
+	// a KV-cache pool after the weights, from the start-up's memory lines.
+	fractionForKVPool = "fraction_for_kv_pool"
+)
+
+// Captures an allocator's out-of-memory message gives, by name.
+const (
+	capOOMTried = "oom_tried" // "Tried to allocate 1.50 GiB"
+	capOOMFree  = "oom_free"  // "… of which 812.44 MiB is free", "97.44 MiB free"
+	capOOMTotal = "oom_total" // "total capacity of 79.19 GiB", "39.39 GiB total capacity"
+)
+
+const (
+	// oomSpare is what a fraction worked from an OOM frees beyond the
+	// shortfall: the next peak is rarely exactly this one.
+	oomSpare = 1.0 // GiB
+	// minFractionStep is the smallest change worth suggesting.
+	minFractionStep = 0.02
+	// kvShare is the share of the GPU a worked fraction gives the KV cache
+	// above what the weights need.
+	kvShare = 0.05
+	// maxFraction is the highest fraction suggested: above it, run-time
+	// activations have no room.
+	maxFraction = 0.95
+	// minFraction is the lowest: below it, the KV cache is too small to
+	// serve and the fix lies elsewhere.
+	minFraction = 0.3
+)
+
+// workedValues answers the worked names on top of a finding's values and
+// keeps the arithmetic of those it gave (and why one could not be given).
+type workedValues struct {
+	Values
+	notes []string
+	// refused holds the worked values whose figures say the change they
+	// stand for would not help: a fix step or command line that names one
+	// is not shown.
+	refused map[string]bool
+}
+
+func (w *workedValues) Lookup(name string) (any, bool) {
+	var work func() (string, string, bool)
+	switch name {
+	case fractionAfterOOM:
+		work = w.fractionAfterOOM
+	case fractionForKVPool:
+		work = w.fractionForKVPool
+	default:
+		return w.Values.Lookup(name)
+	}
+	v, why, ok := work()
+	return w.note(name, v, why, ok)
+}
+
+// note keeps a worked value's arithmetic, once. A value not given with a
+// reason is refused.
+func (w *workedValues) note(name, v, why string, ok bool) (any, bool) {
+	if why != "" && !contains(w.notes, why) {
+		w.notes = append(w.notes, why)
+	}
+	if !ok {
+		if why != "" {
+			if w.refused == nil {
+				w.refused = make(map[string]bool)
+			}
+			w.refused[name] = true
+		}
+		return nil, false
+	}
+	return v, true
+}
+
+// refuses reports whether a template names a refused worked value.
+func (w *workedValues) refuses(tmpl string) bool {
+	for name := range w.refused {
+		if strings.Contains(tmpl, "{"+name+"|") || strings.Contains(tmpl, "{"+name+"}") || strings.Contains(tmpl, "|"+name+"|") {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// number is a numeric value of the finding, or false.
+func (w *workedValues) number(name string) (float64, bool) {
+	v, ok := w.Values.Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	if n, ok := pyrepr.IntValue(v); ok {
+		return float64(n), true
+	}
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// fractionAfterOOM lowers the fraction by what the allocation lacked plus
+// a spare GiB, as a share of the GPU: sglang's static share shrinks the KV
+// pool by exactly that much and leaves it to activations.
+func (w *workedValues) fractionAfterOOM() (string, string, bool) {
+	if m, ok := w.memory(); ok && m.BeforeWeights > 0 && m.AfterWeights == 0 {
+		return "", "The allocation failed while the weights were loading (the log has `Load weight begin` and no `Load weight end`): " +
+			"the weights do not fit on the GPUs as they are split, and `--mem-fraction-static` does not change that.", false
+	}
+	f, ok := w.number("mem_fraction_static")
+	if !ok || f <= 0 || f >= 1 {
+		return "", "", false
+	}
+	tried, ok1 := size(w.Captures[capOOMTried])
+	free, ok2 := size(w.Captures[capOOMFree])
+	total, ok3 := size(w.Captures[capOOMTotal])
+	if !ok1 || !ok2 || !ok3 || total <= 0 {
+		return "", "", false
+	}
+	short := math.Max(tried-free, 0)
+	step := math.Max((short+oomSpare)/total, minFractionStep)
+	next := math.Floor((f-step)*100+1e-9) / 100
+	if next < minFraction {
+		return "", fmt.Sprintf("The allocation lacked %s GiB of a %s GiB GPU: lowering `--mem-fraction-static` from %s would leave the KV cache almost nothing, "+
+			"so the peak itself must shrink (smaller `--chunked-prefill-size`, `--max-running-requests`, CUDA-graph batch).",
+			gib(short), gib(total), fraction(f)), false
+	}
+	why := fmt.Sprintf("Worked from the message: it tried %s GiB with %s GiB free, %s GiB short; with %s GiB to spare that is %s of the %s GiB GPU, so %s − %s → %s.",
+		gib(tried), gib(free), gib(short), gib(oomSpare), share(step), gib(total), fraction(f), share(step), fraction(next))
+	return fraction(next), why, true
+}
+
+// fractionForKVPool raises the fraction above the share the weights left
+// used: sglang keeps (1 − fraction) of the memory free before the weights
+// for activations, so the pool exists only when that is less than what the
+// weights left free.
+func (w *workedValues) fractionForKVPool() (string, string, bool) {
+	m, ok := w.memory()
+	if !ok || m.BeforeWeights <= 0 || m.AfterWeights <= 0 || m.AfterWeights >= m.BeforeWeights {
+		return "", "", false
+	}
+	used := 1 - m.AfterWeights/m.BeforeWeights
+	next := math.Ceil((used+kvShare)*100-1e-9) / 100
+	if next > maxFraction {
+		return "", fmt.Sprintf("After the weights only %s of %s GB were free: the weights take %s of the GPU, and no `--mem-fraction-static` leaves room for both a KV cache and run-time activations. "+
+			"Spread the model over more GPUs or load a smaller (quantized) checkpoint.",
+			gib(m.AfterWeights), gib(m.BeforeWeights), share(used)), false
+	}
+	if f, ok := w.number("mem_fraction_static"); ok && f >= next {
+		// The weights fit under the fraction the server had: something the
+		// start-up lines do not show (a draft model, another process, a
+		// state cache) took the rest, and the arithmetic says nothing.
+		return "", "", false
+	}
+	why := fmt.Sprintf("Worked from the start-up: %s GB were free before the weights and %s GB after, so the weights take %s of the GPU; with %s more for the KV cache → %s.",
+		gib(m.BeforeWeights), gib(m.AfterWeights), share(used), share(kvShare), fraction(next))
+	return fraction(next), why, true
+}
+
+// memory returns the start-up's memory lines the finding's configuration
+// carries.
+func (w *workedValues) memory() (matcher.Memory, bool) {
+	var m matcher.Memory
+	get := func(name string) float64 {
+		if w.Config == nil {
+			return 0
+		}
+		v, ok := w.Config.Lookup(name)
+		if !ok {
+			return 0
+		}
+		x, _ := v.(float64)
+		return x
+	}
+	m.BeforeWeights, m.Weights, m.AfterWeights = get(matcher.MemBeforeWeights), get(matcher.MemWeights), get(matcher.MemAfterWeights)
+	return m, m.BeforeWeights > 0 || m.AfterWeights > 0
+}
+
+// sizeRE reads a memory size as allocators print it: "1.50 GiB", "812 MiB".
+var sizeRE = regexp.MustCompile(`^([\d.]+)\s*([KMGT]i?B|B)$`)
+
+// size is a memory size in GiB.
+func size(s string) (float64, bool) {
+	m := sizeRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, false
+	}
+	switch strings.TrimSuffix(strings.TrimSuffix(m[2], "B"), "i") {
+	case "":
+		v /= 1 << 30
+	case "K":
+		v /= 1 << 20
+	case "M":
+		v /= 1 << 10
+	case "T":
+		v *= 1 << 10
+	}
+	return v, true
+}
+
+func gib(v float64) string      { return strconv.FormatFloat(v, 'f', 2, 64) }
+func share(v float64) string    { return strconv.FormatFloat(v, 'f', 3, 64) }
+func fraction(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

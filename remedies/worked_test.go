@@ -1,0 +1,121 @@
+package remedies
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
+)
+
+func TestSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"1.50 GiB", 1.5, true},
+		{"812.44 MiB", 812.44 / 1024, true},
+		{"2 TiB", 2048, true},
+		{"1024 KiB", 1.0 / 1024, true},
+		{"79.19 GB", 79.19, true},
+		{"1073741824 B", 1, true},
+		{"", 0, false},
+		{"1.5", 0, false},
+		{"lots GiB", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := size(tt.in)
+		if ok != tt.ok || (ok && (got-tt.want > 1e-9 || tt.want-got > 1e-9)) {
+			t.Errorf("size(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// oomCaps are an allocator message's figures: tried, free, total.
+func oomCaps(tried, free, total string) map[string]string {
+	return map[string]string{capOOMTried: tried, capOOMFree: free, capOOMTotal: total}
+}
+
+func TestWorkedFractions(t *testing.T) {
+	started := mapConfig{"mem_fraction_static": 0.88, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 47.4}
+	loading := mapConfig{"mem_fraction_static": 0.88, matcher.MemBeforeWeights: 78.5}
+	tests := []struct {
+		name    string
+		work    string
+		vals    Values
+		want    string // "" when no value is given
+		note    string // a phrase of the arithmetic, or "" for none
+		refused bool
+	}{
+		{"oom: shortfall plus a spare GiB", fractionAfterOOM,
+			Values{Captures: oomCaps("2.50 GiB", "812.44 MiB", "79.19 GiB"), Config: started}, "0.84", "1.71 GiB short", false},
+		{"oom: a small request still steps down", fractionAfterOOM,
+			Values{Captures: oomCaps("20.00 MiB", "1.00 GiB", "79.19 GiB"), Config: started}, "0.86", "0.00 GiB short", false},
+		{"oom: the old message's figures", fractionAfterOOM,
+			Values{Captures: oomCaps("256.00 MiB", "97.44 MiB", "39.39 GiB"), Config: mapConfig{"mem_fraction_static": 0.9}}, "0.87", "of the 39.39 GiB GPU", false},
+		{"oom: a capture of the fraction wins over the configuration", fractionAfterOOM,
+			Values{Captures: map[string]string{capOOMTried: "2.00 GiB", capOOMFree: "0 B", capOOMTotal: "80 GiB", "mem_fraction_static": "0.8"}, Config: started}, "0.76", "0.8 − 0.037", false},
+		{"oom: no fraction known", fractionAfterOOM,
+			Values{Captures: oomCaps("2.50 GiB", "812.44 MiB", "79.19 GiB")}, "", "", false},
+		{"oom: no figures in the message", fractionAfterOOM,
+			Values{Config: started}, "", "", false},
+		{"oom: while loading the weights", fractionAfterOOM,
+			Values{Captures: oomCaps("2.50 GiB", "812.44 MiB", "79.19 GiB"), Config: loading}, "", "while the weights were loading", true},
+		{"oom: more than the fraction can give", fractionAfterOOM,
+			Values{Captures: oomCaps("60.00 GiB", "1.00 GiB", "79.19 GiB"), Config: started}, "", "the peak itself must shrink", true},
+		{"kv pool: above the weights' share", fractionForKVPool,
+			Values{Config: mapConfig{"mem_fraction_static": 0.7, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 12.3}}, "0.9", "take 0.843 of the GPU", false},
+		{"kv pool: the weights leave no room at all", fractionForKVPool,
+			Values{Config: mapConfig{"mem_fraction_static": 0.7, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 2.3}}, "", "no `--mem-fraction-static` leaves room", true},
+		{"kv pool: the fraction already covers the weights", fractionForKVPool,
+			Values{Config: mapConfig{"mem_fraction_static": 0.95, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 12.3}}, "", "", false},
+		{"kv pool: no start-up lines", fractionForKVPool,
+			Values{Config: mapConfig{"mem_fraction_static": 0.7}}, "", "", false},
+	}
+	for _, tt := range tests {
+		w := &workedValues{Values: tt.vals}
+		v, ok := w.Lookup(tt.work)
+		got := ""
+		if ok {
+			got = v.(string)
+		}
+		if got != tt.want {
+			t.Errorf("%s: %s = %q, want %q", tt.name, tt.work, got, tt.want)
+		}
+		notes := strings.Join(w.notes, "\n")
+		if (tt.note == "") != (notes == "") || !strings.Contains(notes, tt.note) {
+			t.Errorf("%s: notes %q, want one with %q", tt.name, notes, tt.note)
+		}
+		if w.refused[tt.work] != tt.refused {
+			t.Errorf("%s: refused %v, want %v", tt.name, w.refused[tt.work], tt.refused)
+		}
+	}
+}
+
+// A fix whose worked value is refused drops the steps and the command line
+// that would make the change, and says why.
+func TestRemedyDropsARefusedChange(t *testing.T) {
+	rec := &patterns.Record{ID: "t/oom", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"Check nvidia-smi", "Lower it to {fraction_after_oom|mem_fraction_static-0.05|0.85}"},
+			Before: "--mem-fraction-static {mem_fraction_static|0.9}", After: "--mem-fraction-static {fraction_after_oom|mem_fraction_static-0.05|0.85}"}}
+	caps := oomCaps("2.50 GiB", "812.44 MiB", "79.19 GiB")
+	loading := &diagnose.Finding{Record: rec, Line: 9, Captures: caps,
+		Config: mapConfig{"mem_fraction_static": 0.88, matcher.MemBeforeWeights: 78.5}}
+	r := For(loading)
+	if len(r.Steps) != 1 || r.Before != "" || r.After != "" || len(r.Worked) != 1 {
+		t.Errorf("while loading: steps %q, before %q, after %q, worked %q; want the check alone, no command line, one note", r.Steps, r.Before, r.After, r.Worked)
+	}
+	running := &diagnose.Finding{Record: rec, Line: 9, Captures: caps,
+		Config: mapConfig{"mem_fraction_static": 0.88, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 47.4}}
+	r = For(running)
+	if len(r.Steps) != 2 || r.Steps[1] != "Lower it to 0.84" || r.After != "--mem-fraction-static 0.84" || r.Example || len(r.Worked) != 1 {
+		t.Errorf("at run time: steps %q, after %q, example %v, worked %q", r.Steps, r.After, r.Example, r.Worked)
+	}
+	plain := &diagnose.Finding{Record: rec, Line: 9, Config: mapConfig{"mem_fraction_static": 0.88}}
+	r = For(plain)
+	if r.After != "--mem-fraction-static 0.83" || len(r.Worked) != 0 {
+		t.Errorf("without figures: after %q, worked %q; want the fixed step and no note", r.After, r.Worked)
+	}
+}
