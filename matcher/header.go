@@ -335,7 +335,9 @@ func (h *headerLearner) giveUp() {
 	h.proposing = false
 }
 
-func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+// isBlank reports whether a line says nothing: white space, or only the
+// quote marks of a quoted paste ("> ", ">").
+func isBlank(b []byte) bool { return len(bytes.Trim(b, " \t\r\n\v\f>")) == 0 }
 
 // contentStart returns where log content starts in a line that has a
 // prefix before it: a traceback head, a frame, sglang's header, an

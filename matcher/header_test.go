@@ -185,6 +185,24 @@ var headerShapes = []struct {
 			`unknown/traceback 19-25 rank="" time="" exc="RuntimeError" msg="transfer of room 42 failed:"` + "\n",
 	},
 	{
+		name: "a quoted, double-spaced paste under a console's timestamp",
+		log: lines(
+			`> [2026-05-02T11:40:07.118Z]   File "/opt/app/models/vlm.py", line 310, in load_weights`,
+			">",
+			"> [2026-05-02T11:40:07.118Z]     param = params_dict[name]",
+			"> ",
+			"> [2026-05-02T11:40:07.118Z]             ~~~~~~~~~~~^^^^^^",
+			"> ",
+			"> [2026-05-02T11:40:07.119Z] KeyError: 'vision_proj.bias'",
+			"> ",
+			"> [2026-05-02T11:40:07.119Z] ",
+			"> ",
+			"> [2026-05-02T11:40:07.120Z] [2026-05-02 11:40:07] Received sigquit from a child process.",
+		),
+		want: `unknown/traceback 1-7 rank="" time="2026-05-02T11:40:07.118Z" exc="KeyError" msg="'vision_proj.bias'"` + "\n" +
+			`t/sigquit 11-11 rank="" time="2026-05-02 11:40:07" exc="" msg="Received sigquit from a child process."` + "\n",
+	},
+	{
 		name: "JSON lines, one line of the traceback each",
 		log: lines(
 			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "Traceback (most recent call last):"}`,
