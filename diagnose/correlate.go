@@ -53,7 +53,12 @@ type Finding struct {
 	// wrapper is true for a record that wraps another error in its own
 	// message; it is a root cause only when nothing before it is.
 	wrapper bool
-	key     string // which occurrences are this finding
+	// downstream is true for a record of a line printed where requests
+	// are answered (a router, an HTTP response): it yields to any error
+	// of the servers themselves in the report.
+	downstream bool
+	cause      *Finding // the finding this one follows from, in its report
+	key        string   // which occurrences are this finding
 	src     int    // order of the finding's source among the inputs
 }
 
@@ -196,6 +201,7 @@ func newFinding(o matcher.Occurrence, k string, src int) *Finding {
 	if r := o.Record; r != nil {
 		f.Title, f.Severity = r.Title, r.Severity
 		f.wrapper = r.Role == patterns.RoleWrapper
+		f.downstream = r.HasTag(patterns.TagDownstream)
 		f.RootCause = r.Role != patterns.RoleSymptom
 	} else {
 		f.Severity = patterns.SeverityError
@@ -282,7 +288,7 @@ const (
 // causeRank says how likely f is the cause of symptom s, by the ranks
 // above; noCause when it cannot be.
 func causeRank(s, f *Finding) int {
-	isCause := f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError
+	isCause := f.RootCause && !f.Partial && f.Severity >= patterns.SeverityError && !f.downstream
 	switch {
 	case f == s:
 		return noCause
@@ -337,26 +343,77 @@ func link(sorted []*Finding) {
 			break
 		}
 	}
+	// A router's or an HTTP response's error yields to the servers' own:
+	// with one of those in the report, it follows from the earliest.
+	for _, d := range sorted {
+		if !d.downstream {
+			continue
+		}
+		for _, f := range sorted {
+			if f != d && !f.downstream && !f.Partial && f.Severity >= patterns.SeverityError {
+				d.RootCause = false
+				break
+			}
+		}
+	}
+	// A record that follows another's error follows it wherever both are.
+	for _, s := range sorted {
+		s.cause = nil
+		if s.Record == nil || len(s.Record.Follows) == 0 {
+			continue
+		}
+		for _, f := range sorted {
+			if f != s && f.Severity >= patterns.SeverityError && slices.Contains(s.Record.Follows, f.ID) {
+				s.RootCause, s.cause = false, f
+				break
+			}
+		}
+	}
 	for _, s := range sorted {
 		if s.RootCause {
 			continue
 		}
 		s.SymptomOf = ""
+		if s.cause != nil {
+			s.SymptomOf = s.cause.ID
+			continue
+		}
 		best, bestRank := (*Finding)(nil), noCause
 		for _, f := range sorted {
 			if r := causeRank(s, f); r < bestRank {
 				best, bestRank = f, r
 			}
 		}
+		if best == nil && s.downstream {
+			// The servers' errors here are all symptoms themselves:
+			// the earliest of them is nearer the cause.
+			for _, f := range sorted {
+				if f != s && !f.downstream && !f.Partial && f.Severity >= patterns.SeverityError {
+					best = f
+					break
+				}
+			}
+		}
 		if best != nil {
-			s.SymptomOf = best.ID
+			s.SymptomOf, s.cause = best.ID, best
 		}
 	}
 }
 
+// depth counts the links from a finding to the start of its chain of
+// causes: a symptom is read after what it follows from.
+func depth(f *Finding) int {
+	n := 0
+	for c := f.cause; c != nil && n < 8; c = c.cause {
+		n++
+	}
+	return n
+}
+
 // order sorts one report's findings for reading: complete causes at error
-// level and above, earliest first; then symptoms; then tracebacks cut off
-// before their exception; then everything below error level. It links
+// level and above, earliest first; then symptoms, those of the servers
+// before a router's or an HTTP response's; then tracebacks cut off before
+// their exception; then everything below error level. It links
 // each symptom to its cause first.
 func order(fs []*Finding) {
 	slices.SortStableFunc(fs, before)
@@ -364,8 +421,10 @@ func order(fs []*Finding) {
 	group := func(f *Finding) int {
 		switch {
 		case f.Severity < patterns.SeverityError:
-			return 3
+			return 4
 		case f.Partial:
+			return 3
+		case !f.RootCause && f.downstream:
 			return 2
 		case !f.RootCause:
 			return 1
@@ -373,7 +432,7 @@ func order(fs []*Finding) {
 		return 0
 	}
 	slices.SortStableFunc(fs, func(a, b *Finding) int {
-		return cmp.Compare(group(a), group(b))
+		return cmp.Or(cmp.Compare(group(a), group(b)), cmp.Compare(depth(a), depth(b)))
 	})
 }
 

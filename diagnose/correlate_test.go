@@ -104,36 +104,51 @@ func TestLinkPicksTheCause(t *testing.T) {
 		symptom bool
 		partial bool
 		warning bool
+		down    bool     // a router's or an HTTP response's line
+		follows []string // the record follows these
 	}
 	tests := []struct {
-		name string
-		fs   []f
-		want string // the symptom's symptom_of
+		name  string
+		fs    []f
+		want  string // the symptom's symptom_of
+		order string // the ids in reading order, when it matters
 	}{
 		{"earlier cause in its input beats the other input's earlier clock",
 			[]f{{id: "other", src: 0, line: 1, time: "10:00"}, {id: "same", src: 1, line: 5, time: "10:05"},
-				{id: "sym", src: 1, line: 10, time: "10:06", symptom: true}}, "same"},
+				{id: "sym", src: 1, line: 10, time: "10:06", symptom: true}}, "same", ""},
 		{"the other input's earlier clock beats a later cause in its input",
 			[]f{{id: "other", src: 0, line: 50, time: "10:00"}, {id: "later", src: 1, line: 20, time: "10:07"},
-				{id: "sym", src: 1, line: 10, time: "10:06", symptom: true}}, "other"},
+				{id: "sym", src: 1, line: 10, time: "10:06", symptom: true}}, "other", ""},
 		{"the other input's later clock loses to a later cause in its input",
 			[]f{{id: "other", src: 0, line: 1, time: "10:09"}, {id: "later", src: 1, line: 20, time: "10:07"},
-				{id: "sym", src: 1, line: 10, time: "10:06", symptom: true}}, "later"},
+				{id: "sym", src: 1, line: 10, time: "10:06", symptom: true}}, "later", ""},
 		{"a complete later cause beats a cut traceback",
 			[]f{{id: "cut", src: 0, line: 5, partial: true}, {id: "later", src: 0, line: 20},
-				{id: "sym", src: 0, line: 10, symptom: true}}, "later"},
+				{id: "sym", src: 0, line: 10, symptom: true}}, "later", ""},
 		{"a cut traceback beats a cause in another input",
 			[]f{{id: "other", src: 1, line: 1}, {id: "cut", src: 0, line: 5, partial: true},
-				{id: "sym", src: 0, line: 10, symptom: true}}, "cut"},
+				{id: "sym", src: 0, line: 10, symptom: true}}, "cut", ""},
 		{"the earliest of two earlier causes",
 			[]f{{id: "first", src: 0, line: 2}, {id: "second", src: 0, line: 5},
-				{id: "sym", src: 0, line: 10, symptom: true}}, "first"},
+				{id: "sym", src: 0, line: 10, symptom: true}}, "first", ""},
 		{"a warning is no cause",
-			[]f{{id: "warn", src: 0, line: 2, warning: true}, {id: "sym", src: 0, line: 10, symptom: true}}, ""},
+			[]f{{id: "warn", src: 0, line: 2, warning: true}, {id: "sym", src: 0, line: 10, symptom: true}}, "", ""},
 		{"another symptom is no cause",
-			[]f{{id: "sym0", src: 0, line: 2, symptom: true}, {id: "sym", src: 0, line: 10, symptom: true}}, ""},
+			[]f{{id: "sym0", src: 0, line: 2, symptom: true}, {id: "sym", src: 0, line: 10, symptom: true}}, "", ""},
 		{"a cause in another input with no clock",
-			[]f{{id: "other", src: 1, line: 1}, {id: "sym", src: 0, line: 10, symptom: true}}, "other"},
+			[]f{{id: "other", src: 1, line: 1}, {id: "sym", src: 0, line: 10, symptom: true}}, "other", ""},
+		{"a router's error yields to a server's later one",
+			[]f{{id: "sym", src: 0, line: 2, down: true}, {id: "server", src: 0, line: 10}}, "server", "server sym"},
+		{"a router's error yields even to a server's symptom",
+			[]f{{id: "sym", src: 0, line: 2, down: true}, {id: "lost", src: 0, line: 10, symptom: true}}, "lost", "lost sym"},
+		{"a router's error alone stays the cause",
+			[]f{{id: "sym", src: 0, line: 2, down: true}, {id: "warn", src: 0, line: 10, warning: true}}, "", "sym warn"},
+		{"a router's error is no cause of a server's symptom",
+			[]f{{id: "router", src: 0, line: 2, down: true}, {id: "sym", src: 0, line: 10, symptom: true}}, "", "sym router"},
+		{"a symptom follows the record it names, ahead of time order",
+			[]f{{id: "sym", src: 0, line: 2, symptom: true, follows: []string{"peer"}}, {id: "peer", src: 0, line: 10, symptom: true}}, "peer", "peer sym"},
+		{"a record it follows must be at error level",
+			[]f{{id: "sym", src: 0, line: 2, symptom: true, follows: []string{"peer"}}, {id: "peer", src: 0, line: 10, warning: true}}, "", "sym peer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,9 +156,12 @@ func TestLinkPicksTheCause(t *testing.T) {
 			var sym *Finding
 			for _, x := range tt.fs {
 				g := &Finding{ID: x.id, key: x.id, src: x.src, Line: x.line, FirstSeen: x.time,
-					Severity: patterns.SeverityError, RootCause: !x.symptom, Partial: x.partial}
+					Severity: patterns.SeverityError, RootCause: !x.symptom, Partial: x.partial, downstream: x.down}
 				if x.warning {
 					g.Severity = patterns.SeverityWarning
+				}
+				if x.follows != nil {
+					g.Record = &patterns.Record{ID: x.id, Follows: x.follows}
 				}
 				if x.id == "sym" {
 					sym = g
@@ -153,6 +171,15 @@ func TestLinkPicksTheCause(t *testing.T) {
 			order(fs)
 			if sym.SymptomOf != tt.want {
 				t.Errorf("symptom_of = %q, want %q", sym.SymptomOf, tt.want)
+			}
+			if tt.order != "" {
+				var ids []string
+				for _, g := range fs {
+					ids = append(ids, g.ID)
+				}
+				if got := strings.Join(ids, " "); got != tt.order {
+					t.Errorf("order %q, want %q", got, tt.order)
+				}
 			}
 		})
 	}

@@ -293,7 +293,7 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 		if len(raw) > MaxLine {
 			raw = raw[:MaxLine]
 		}
-		if blank := isBlank(raw); e.spacing.push(e.line, blank) && blank {
+		if blank := len(bytes.TrimSpace(raw)) == 0; e.spacing.push(e.line, blank) && blank {
 			pos = end + 1
 			continue // a blank line of a double-spaced stretch
 		}

@@ -72,6 +72,9 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 		parseRecord(&ln, body)
 		e.hdr.fill(&ln, hdr)
 	} else {
+		if e.hdr.learnt && isBlank(rest) {
+			rest = rest[len(rest):] // a quoted paste's blank line under a learnt quote
+		}
 		parseRecord(&ln, rest)
 		if !e.replaying && !e.inJSON && e.hdr.propose(rest, &ln) > 0 {
 			e.hold(raw, owners)

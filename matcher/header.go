@@ -147,7 +147,9 @@ func (h *headerLearner) watching() bool { return h.proposing }
 // and the rest of the line.
 func (h *headerLearner) cut(rest []byte) (hdr, body []byte, ok bool) {
 	if isBlank(rest) {
-		return nil, rest, false
+		// A blank line, or a quoted paste's blank line ("> " or ">"),
+		// which is all quote: it says as little as a blank line.
+		return nil, rest[len(rest):], false
 	}
 	h.cur.of(rest)
 	n := h.hdr.prefixOf(&h.cur)

@@ -174,6 +174,12 @@ func index(recs []*Record) (*Pack, error) {
 					Err: fmt.Errorf("unknown id %q", id)}
 			}
 		}
+		for _, id := range r.Follows {
+			if p.byID[id] == nil || id == r.ID {
+				return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "follows",
+					Err: fmt.Errorf("unknown id %q", id)}
+			}
+		}
 	}
 	return p, nil
 }

@@ -110,7 +110,12 @@ type Record struct {
 	Cause    string   `yaml:"cause" json:"cause"`
 	Fix      Fix      `yaml:"fix" json:"fix"`
 	Related  []string `yaml:"related" json:"related,omitempty"`
-	Tags     []string `yaml:"tags" json:"tags,omitempty"`
+	// Follows names records whose error makes this one's line appear
+	// (the decode side's "failed to get kvcache" after the prefill side's
+	// failed transfer): with one of them in the same report, this finding
+	// follows from it.
+	Follows []string `yaml:"follows" json:"follows,omitempty"`
+	Tags    []string `yaml:"tags" json:"tags,omitempty"`
 	Tests    Tests    `yaml:"tests" json:"tests"`
 
 	// Origin names the file the record was loaded from.
@@ -127,10 +132,19 @@ type Record struct {
 // is no finding.
 const TagBenign = "benign"
 
+// TagDownstream marks a record of a line printed where requests are
+// answered, such as a router finding no healthy worker or an HTTP 500
+// response: it follows from the servers' own failure, and yields to any
+// error of theirs in the same report.
+const TagDownstream = "downstream"
+
 // Benign reports whether the record describes a harmless line.
-func (r *Record) Benign() bool {
+func (r *Record) Benign() bool { return r.HasTag(TagBenign) }
+
+// HasTag reports whether the record carries a tag.
+func (r *Record) HasTag(tag string) bool {
 	for _, t := range r.Tags {
-		if t == TagBenign {
+		if t == tag {
 			return true
 		}
 	}
