@@ -59,7 +59,7 @@ type Finding struct {
 	downstream bool
 	cause      *Finding // the finding this one follows from, in its report
 	key        string   // which occurrences are this finding
-	src     int    // order of the finding's source among the inputs
+	src        int      // order of the finding's source among the inputs
 }
 
 // Span is the lines of one occurrence: its first and last line.

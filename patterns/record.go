@@ -116,7 +116,7 @@ type Record struct {
 	// follows from it.
 	Follows []string `yaml:"follows" json:"follows,omitempty"`
 	Tags    []string `yaml:"tags" json:"tags,omitempty"`
-	Tests    Tests    `yaml:"tests" json:"tests"`
+	Tests   Tests    `yaml:"tests" json:"tests"`
 
 	// Origin names the file the record was loaded from.
 	Origin string `yaml:"-" json:"origin"`
