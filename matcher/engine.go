@@ -110,6 +110,7 @@ type event struct {
 	first     string // message of the first line
 	config    Config // the server's configuration when the event began
 	mem       Memory // what the start-up said about GPU memory when the event began
+	carried   bool   // the line that opened it carried the learnt header
 	openLevel Level  // the level the first line stated
 	level     Level  // level the first line states, or the level an error-like message implies
 	traceback bool
@@ -153,6 +154,7 @@ type Engine struct {
 	config     *pyrepr.ServerArgs
 	configLine int64
 	mem        Memory // the latest start-up's memory lines
+	carried    bool   // the current line carried the learnt header
 	known      Config
 
 	// A line whose proposed records did not confirm may have been
@@ -293,7 +295,7 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 		if len(raw) > MaxLine {
 			raw = raw[:MaxLine]
 		}
-		if blank := len(bytes.TrimSpace(raw)) == 0; e.spacing.push(e.line, blank) && blank {
+		if blank := isBlank(raw); e.spacing.push(e.line, blank) && blank {
 			pos = end + 1
 			continue // a blank line of a double-spaced stretch
 		}

@@ -64,7 +64,9 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	}
 	var ln Line
 	rest := cutStreams(&ln, e.norm)
-	if hdr, body, ok := e.cutHeader(rest); ok {
+	hdr, body, ok := e.cutHeader(rest)
+	e.carried = ok
+	if ok {
 		if len(ln.Stream) == 0 {
 			// A stream prefix under the header: "[pod/x/c] [rank3]: …".
 			body = cutStreams(&ln, body)
@@ -72,8 +74,8 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 		parseRecord(&ln, body)
 		e.hdr.fill(&ln, hdr)
 	} else {
-		if e.hdr.learnt && isBlank(rest) {
-			rest = rest[len(rest):] // a quoted paste's blank line under a learnt quote
+		if isBlank(rest) {
+			rest = rest[len(rest):] // a quoted paste's blank line ("> ") is blank
 		}
 		parseRecord(&ln, rest)
 		if !e.replaying && !e.inJSON && e.hdr.propose(rest, &ln) > 0 {
@@ -411,6 +413,7 @@ func (e *Engine) newEvent(ln *Line) *event {
 	}
 	ev.key = keep(ln.Stream)
 	ev.openLevel = ln.Level
+	ev.carried = e.carried
 	ev.start, ev.end, ev.lines = e.line, e.line, 1
 	ev.time, ev.first = string(ln.Header.Time), keep(ln.Msg)
 	ev.rank = string(ln.Header.Ranks)
@@ -526,10 +529,13 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			bytes.HasPrefix(msg, []byte("Message: ")) || bytes.HasPrefix(msg, []byte("Arguments: "))):
 			return msg, true
 		case ev.msgOpen && ev.msgLines < maxMessageLines && !opensEvent(msg, owners) && !bareException(msg) &&
-			(!ev.msgBlank || ev.msgLines > 0 || ev.excs[len(ev.excs)-1].msg == ""):
+			(!ev.msgBlank || ev.msgLines > 0 || ev.excs[len(ev.excs)-1].msg == "") &&
+			(e.carried || !ev.carried):
 			// After a blank line, only a message already known to span
 			// lines goes on: one that started on the line after its class,
-			// or that had further lines before the blank.
+			// or that had further lines before the blank. A line without
+			// the learnt header the event's lines carried is not part of
+			// it (the prose after a quoted paste).
 			// An exception message that spans lines goes on unindented:
 			// after a traceback, or after an exception line whose message
 			// starts on the next line.
