@@ -111,6 +111,7 @@ type event struct {
 	config    Config // the server's configuration when the event began
 	mem       Memory // what the start-up said about GPU memory when the event began
 	carried   bool   // the line that opened it carried the learnt header
+	prev      Config // the configuration of the start before, when the log restarted the server
 	openLevel Level  // the level the first line stated
 	level     Level  // level the first line states, or the level an error-like message implies
 	traceback bool
@@ -154,6 +155,7 @@ type Engine struct {
 	config     *pyrepr.ServerArgs
 	configLine int64
 	mem        Memory // the latest start-up's memory lines
+	prevConfig *pyrepr.ServerArgs // the configuration of the start before the latest
 	carried    bool   // the current line carried the learnt header
 	known      Config
 

@@ -94,6 +94,9 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 		switch {
 		case o < 0 && marker(o) == markConfig:
 			if text, ok := pyrepr.FindServerArgs(ln.Msg); ok {
+				if e.config != nil {
+					e.prevConfig = e.config // a restart: what the server ran with before
+				}
 				e.config, e.configLine = pyrepr.ParseServerArgs(text), e.line
 			}
 		case o < 0 && marker(o) == markMemory:
@@ -429,6 +432,10 @@ func (e *Engine) newEvent(ln *Line) *event {
 		ev.config = e.known
 	}
 	ev.mem = e.mem
+	ev.prev = nil
+	if e.prevConfig != nil && e.config != nil {
+		ev.prev = e.prevConfig
+	}
 	e.evs = append(e.evs, ev)
 	return ev
 }
@@ -902,8 +909,8 @@ func (e *Engine) closeEvent(i int) {
 // occurrence decides what group g of an event was.
 func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank, Config: ev.config}
-	if ev.mem.known() {
-		o.Config = withMemory{base: ev.config, mem: ev.mem}
+	if ev.mem.known() || ev.prev != nil {
+		o.Config = context{base: ev.config, mem: ev.mem, prev: ev.prev}
 	}
 	if ev.traceback {
 		o.Frame = ev.lastFrame

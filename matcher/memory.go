@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Memory is what a server's start-up said about its GPU memory, in GB as
@@ -102,21 +103,31 @@ func gb(re *regexp.Regexp, msg []byte, i int) float64 {
 	return v
 }
 
-// withMemory is a configuration that also answers the memory fields.
-type withMemory struct {
+// Previous prefixes a field of the configuration the server ran with at
+// the start before this one, when the log restarted it:
+// "previous.mem_fraction_static".
+const Previous = "previous."
+
+// context is a configuration that also answers the memory fields and the
+// previous start's fields.
+type context struct {
 	base Config
 	mem  Memory
+	prev Config
 }
 
-func (c withMemory) Lookup(name string) (any, bool) {
+func (c context) Lookup(name string) (any, bool) {
 	if v, ok := c.mem.Lookup(name); ok {
 		return v, true
+	}
+	if field, ok := strings.CutPrefix(name, Previous); ok {
+		if c.prev == nil {
+			return nil, false
+		}
+		return c.prev.Lookup(field)
 	}
 	if c.base == nil {
 		return nil, false
 	}
 	return c.base.Lookup(name)
 }
-
-// Unwrap returns the configuration beneath the memory fields.
-func (c withMemory) Unwrap() Config { return c.base }

@@ -49,6 +49,10 @@ const (
 	minFraction = 0.3
 )
 
+// neitherWay is what to change when the fraction fails both ways.
+const neitherWay = "spread the model over more GPUs (a larger `--tp-size`), load a quantized checkpoint, store the KV cache in fp8 (`--kv-cache-dtype fp8_e5m2`), " +
+	"or shrink the peak (`--chunked-prefill-size`, `--max-running-requests`, `--context-length`) instead of moving `--mem-fraction-static` again"
+
 // workedValues answers the worked names on top of a finding's values and
 // keeps the arithmetic of those it gave (and why one could not be given).
 type workedValues struct {
@@ -156,6 +160,10 @@ func (w *workedValues) fractionAfterOOM() (string, string, bool) {
 			"so the peak itself must shrink (smaller `--chunked-prefill-size`, `--max-running-requests`, CUDA-graph batch).",
 			gib(short), gib(total), fraction(f)), false
 	}
+	if p, ok := w.number(matcher.Previous + "mem_fraction_static"); ok && p < f && next <= p {
+		return "", fmt.Sprintf("The log's previous start ran with `--mem-fraction-static %s` and this one raised it to %s; the %s this OOM asks for is back at or below where it started. "+
+			"Failing both ways means the weights, the KV cache and the activations do not fit together: %s.", fraction(p), fraction(f), fraction(next), neitherWay), false
+	}
 	why := fmt.Sprintf("Worked from the message: it tried %s GiB with %s GiB free, %s GiB short; with %s GiB to spare that is %s of the %s GiB GPU, so %s − %s → %s.",
 		gib(tried), gib(free), gib(short), gib(oomSpare), share(step), gib(total), fraction(f), share(step), fraction(next))
 	return fraction(next), why, true
@@ -182,6 +190,12 @@ func (w *workedValues) fractionForKVPool() (string, string, bool) {
 		// start-up lines do not show (a draft model, another process, a
 		// state cache) took the rest, and the arithmetic says nothing.
 		return "", "", false
+	}
+	if p, ok := w.number(matcher.Previous + "mem_fraction_static"); ok && next >= p {
+		if f, ok := w.number("mem_fraction_static"); ok && f < p {
+			return "", fmt.Sprintf("The log's previous start ran with `--mem-fraction-static %s` and this one lowered it to %s; the %s the weights need is back at or above where it started. "+
+				"Failing both ways means the weights, the KV cache and the activations do not fit together: %s.", fraction(p), fraction(f), fraction(next), neitherWay), false
+		}
 	}
 	why := fmt.Sprintf("Worked from the start-up: %s GB were free before the weights and %s GB after, so the weights take %s of the GPU; with %s more for the KV cache → %s.",
 		gib(m.BeforeWeights), gib(m.AfterWeights), share(used), share(kvShare), fraction(next))

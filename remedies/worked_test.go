@@ -119,3 +119,41 @@ func TestRemedyDropsARefusedChange(t *testing.T) {
 		t.Errorf("without figures: after %q, worked %q; want the fixed step and no note", r.After, r.Worked)
 	}
 }
+
+// A fraction worked back past the one the log's previous start failed with
+// is refused: the fix lies elsewhere. A middle value is given.
+func TestWorkedFractionsNeverUndoTheLastChange(t *testing.T) {
+	prev := matcher.Previous + "mem_fraction_static"
+	tests := []struct {
+		name    string
+		work    string
+		vals    Values
+		want    string
+		refused bool
+	}{
+		{"raised after the pool failed, now OOM asks to go back below", fractionAfterOOM,
+			Values{Captures: oomCaps("6.00 GiB", "0.50 GiB", "79.19 GiB"), Config: mapConfig{"mem_fraction_static": 0.9, prev: 0.85}}, "", true},
+		{"raised after the pool failed, now OOM asks for a middle value", fractionAfterOOM,
+			Values{Captures: oomCaps("1.00 GiB", "0.50 GiB", "79.19 GiB"), Config: mapConfig{"mem_fraction_static": 0.9, prev: 0.8}}, "0.88", false},
+		{"lowered before the OOM: nothing to undo", fractionAfterOOM,
+			Values{Captures: oomCaps("6.00 GiB", "0.50 GiB", "79.19 GiB"), Config: mapConfig{"mem_fraction_static": 0.85, prev: 0.9}}, "0.76", false},
+		{"lowered after an OOM, now the pool asks to go back above", fractionForKVPool,
+			Values{Config: mapConfig{"mem_fraction_static": 0.7, prev: 0.85, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 12.3}}, "", true},
+		{"lowered after an OOM, now the pool asks for a middle value", fractionForKVPool,
+			Values{Config: mapConfig{"mem_fraction_static": 0.7, prev: 0.95, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 12.3}}, "0.9", false},
+	}
+	for _, tt := range tests {
+		w := &workedValues{Values: tt.vals}
+		v, ok := w.Lookup(tt.work)
+		got := ""
+		if ok {
+			got = v.(string)
+		}
+		if got != tt.want || w.refused[tt.work] != tt.refused {
+			t.Errorf("%s: %q refused %v; want %q refused %v (notes %q)", tt.name, got, w.refused[tt.work], tt.want, tt.refused, w.notes)
+		}
+		if tt.refused && !strings.Contains(strings.Join(w.notes, " "), "Failing both ways") {
+			t.Errorf("%s: notes %q do not say why", tt.name, w.notes)
+		}
+	}
+}
