@@ -43,6 +43,9 @@ type Finding struct {
 	// Frame is the earliest occurrence's innermost traceback frame, where
 	// its exception was raised, or "".
 	Frame string
+	// OwnFrame is the earliest occurrence's innermost frame in sglang's
+	// own code.
+	OwnFrame string
 	// Provisional is true for a live view of an event whose lines are
 	// still coming: what it is so far, which the rest may change.
 	Provisional bool
@@ -193,7 +196,7 @@ func newFinding(o matcher.Occurrence, k string, src int) *Finding {
 		Exception: o.Exception, Message: o.Message, Captures: o.Captures,
 		Source: o.Source, Line: o.Line, EndLine: o.EndLine,
 		Count: 1, FirstSeen: o.Time, LastSeen: o.Time,
-		RootCause: true, Partial: o.Partial, Config: o.Config, Frame: o.Frame,
+		RootCause: true, Partial: o.Partial, Config: o.Config, Frame: o.Frame, OwnFrame: o.OwnFrame,
 		key: k, src: src,
 	}
 	f.addSpan(Span{o.Line, o.EndLine})
@@ -229,7 +232,7 @@ func (f *Finding) merge(o *matcher.Occurrence) {
 	}
 	if o.Line < f.Line {
 		f.Exception, f.Message, f.Captures = o.Exception, o.Message, o.Captures
-		f.Line, f.EndLine, f.Partial, f.Frame = o.Line, o.EndLine, o.Partial, o.Frame
+		f.Line, f.EndLine, f.Partial, f.Frame, f.OwnFrame = o.Line, o.EndLine, o.Partial, o.Frame, o.OwnFrame
 		if !isPair(f.Config) {
 			f.Config = o.Config
 		}

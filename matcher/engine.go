@@ -47,6 +47,9 @@ type Occurrence struct {
 	// Frame is a traceback's innermost frame line (`File "…", line N, in
 	// f`), where the exception was raised, when the event has frames.
 	Frame string
+	// OwnFrame is the innermost frame in sglang's own code (sglang/srt/),
+	// which says which of its features the error came through.
+	OwnFrame string
 	// Config is the server's configuration, when the input logged it
 	// before this event (sglang's server_args line).
 	Config Config
@@ -119,6 +122,7 @@ type event struct {
 	// Traceback structure.
 	afterFrame bool   // the last line was a `File "…"` frame: a source line may follow
 	lastFrame  string // the last frame seen, for a traceback cut before its end
+	ownFrame   string // the last frame seen in sglang's own code
 	msgOpen    bool   // the last exception's message may go on over further lines
 	msgBlank   bool   // a blank line came after the exception line
 	msgLines   int

@@ -387,7 +387,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		ev.state, ev.traceback = stThread, true
 	case headless && !isExc:
 		ev.state, ev.traceback, ev.afterFrame = stFrames, true, true
-		ev.lastFrame = keep(bytes.TrimLeft(msg, " \t"))
+		ev.noteFrame(bytes.TrimLeft(msg, " \t"))
 	case isExc:
 		e.addExc(ev, trimQuote(msg))
 		if !ln.Record {
@@ -648,12 +648,13 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	case indented:
 		t := bytes.TrimLeft(msg, " \t")
 		if ev.afterFrame = bytes.HasPrefix(t, framePrefix); ev.afterFrame {
-			ev.lastFrame = keep(t)
+			ev.noteFrame(t)
 		}
 		return msg, true
 	case bytes.HasPrefix(msg, framePrefix):
 		// Frames without indentation: a pasted traceback that lost it.
-		ev.afterFrame, ev.lastFrame = true, keep(msg)
+		ev.afterFrame = true
+		ev.noteFrame(msg)
 		return msg, true
 	case bytes.HasPrefix(msg, tracebackHead):
 		ev.pending++
@@ -814,6 +815,18 @@ func trimQuote(msg []byte) []byte {
 	return msg
 }
 
+// ownPath is what the path of a frame in sglang's own code holds.
+var ownPath = []byte("sglang/srt/")
+
+// noteFrame keeps a traceback's frame line as its innermost so far, and as
+// its innermost in sglang's own code when it is one.
+func (ev *event) noteFrame(frame []byte) {
+	ev.lastFrame = keep(frame)
+	if bytes.Contains(frame, ownPath) {
+		ev.ownFrame = ev.lastFrame
+	}
+}
+
 // opensEvent reports whether a line would start an event of its own.
 func opensEvent(msg []byte, owners []int32) bool {
 	for _, o := range owners {
@@ -913,7 +926,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		o.Config = context{base: ev.config, mem: ev.mem, prev: ev.prev}
 	}
 	if ev.traceback {
-		o.Frame = ev.lastFrame
+		o.Frame, o.OwnFrame = ev.lastFrame, ev.ownFrame
 	}
 	var excs []exc
 	for _, x := range ev.excs {

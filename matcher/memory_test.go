@@ -78,3 +78,28 @@ func TestOccurrenceCarriesMemory(t *testing.T) {
 		}
 	}
 }
+
+// A traceback's occurrence names its innermost frame and its innermost
+// frame in sglang's own code.
+func TestOccurrenceOwnFrame(t *testing.T) {
+	m := testMatcher(t)
+	const log = "Traceback (most recent call last):\n" +
+		"  File \"/x/sglang/srt/managers/scheduler.py\", line 10, in event_loop\n" +
+		"    self.step()\n" +
+		"  File \"/x/sglang/srt/speculative/eagle_worker.py\", line 20, in draft\n" +
+		"    out = torch.gather(a, 0, idx)\n" +
+		"  File \"/x/torch/functional.py\", line 30, in gather\n" +
+		"    return impl(a)\n" +
+		"IndexError: index 7 is out of bounds for dimension 0 with size 4\n"
+	var got []Occurrence
+	e := m.NewEngine("x.log", func(o Occurrence) { got = append(got, o) })
+	if err := e.Scan(strings.NewReader(log)); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("got %d occurrences, want 1:\n%s", len(got), brief(got))
+	}
+	if o := got[0]; !strings.Contains(o.Frame, "torch/functional.py") || !strings.Contains(o.OwnFrame, "speculative/eagle_worker.py") {
+		t.Errorf("Frame %q, OwnFrame %q; want torch's and the speculative worker's", o.Frame, o.OwnFrame)
+	}
+}

@@ -89,6 +89,9 @@ func For(f *diagnose.Finding) Remedy {
 			steps = append(steps, "Read the code that raised it (on sglang's main branch; your release may differ): "+code)
 		}
 	}
+	if step := componentStep(f.OwnFrame); step != "" {
+		steps = append(steps, step)
+	}
 	steps = append(steps,
 		"Search sglang's issues for the message: https://github.com/sgl-project/sglang/issues?q="+
 			url.QueryEscape(`"`+truncate(query, 80)+`"`),
