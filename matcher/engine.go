@@ -158,9 +158,9 @@ type Engine struct {
 	// what is known before that line comes (the launch command, in run).
 	config     *pyrepr.ServerArgs
 	configLine int64
-	mem        Memory // the latest start-up's memory lines
+	mem        Memory             // the latest start-up's memory lines
 	prevConfig *pyrepr.ServerArgs // the configuration of the start before the latest
-	carried    bool   // the current line carried the learnt header
+	carried    bool               // the current line carried the learnt header
 	known      Config
 
 	// A line whose proposed records did not confirm may have been
