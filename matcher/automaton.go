@@ -35,7 +35,7 @@ const (
 	markFrame                        // a traceback frame, `File "…", line N, in f`
 	markConfig                       // sglang's server_args=ServerArgs(…) line
 	markWord                         // a word that may say something went wrong: "failed", "NaN", a 5xx status
-	markMemory                       // one of sglang's start-up memory lines: "avail mem=…", "K size: …"
+	markMemory                       // one of sglang's start-up memory lines: "avail mem=…", "K size: …", "max_total_num_tokens=…"
 )
 
 var markers = []struct {
@@ -63,6 +63,7 @@ var markers = []struct {
 	{"server_args=ServerArgs(", markConfig},
 	{"avail mem=", markMemory},
 	{"K size: ", markMemory},
+	{"max_total_num_tokens=", markMemory},
 	{" [-h]", markUsage},
 	// Level words, and the start of glog and torch lines at error level:
 	// "E1129 10:01:02.553695 …", "[rank3]:[E1129 …", after a newline, a

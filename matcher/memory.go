@@ -8,7 +8,7 @@ import (
 )
 
 // Memory is what a server's start-up said about its GPU memory, in GB as
-// sglang prints it: the memory free before the weights were loaded, after
+// sglang prints it (and the KV pool's size in tokens): the memory free before the weights were loaded, after
 // them, after the KV-cache pool, and after the CUDA graphs, with what each
 // step took. A zero field was not logged. sglang sizes its static share
 // (--mem-fraction-static) against the memory free before the weights.
@@ -20,6 +20,10 @@ type Memory struct {
 	AfterPool     float64 // "Memory pool end. avail mem=…"
 	Graphs        float64 // "Capture cuda graph end. … mem usage=…"
 	AfterGraphs   float64 // "Capture cuda graph end. … avail mem=…"
+	// PoolTokens is how many tokens the KV-cache pool holds, and
+	// ContextLen the context length the server runs with: "#tokens: …",
+	// "max_total_num_tokens=…, …, context_len=…".
+	PoolTokens, ContextLen float64
 }
 
 // Memory fields by the names templates use.
@@ -31,6 +35,8 @@ const (
 	MemAfterPool     = "gpu_mem_after_pool_gb"
 	MemGraphs        = "gpu_mem_cuda_graphs_gb"
 	MemAfterGraphs   = "gpu_mem_after_graphs_gb"
+	MemPoolTokens    = "max_total_num_tokens"
+	MemContextLen    = "context_len"
 )
 
 // Lookup answers a memory field by its name.
@@ -51,6 +57,10 @@ func (m Memory) Lookup(name string) (any, bool) {
 		v = m.Graphs
 	case MemAfterGraphs:
 		v = m.AfterGraphs
+	case MemPoolTokens:
+		v = m.PoolTokens
+	case MemContextLen:
+		v = m.ContextLen
 	}
 	if v <= 0 {
 		return nil, false
@@ -62,6 +72,9 @@ var (
 	availMemRE = regexp.MustCompile(`avail mem=([\d.]+) ?GB`)
 	memUsageRE = regexp.MustCompile(`mem usage=([\d.]+) ?GB`)
 	kvSizeRE   = regexp.MustCompile(`K size: ([\d.]+) ?GB, V size: ([\d.]+) ?GB`)
+	tokensRE   = regexp.MustCompile(`#tokens: (\d+)`)
+	poolRE     = regexp.MustCompile(`max_total_num_tokens=(\d+)`)
+	contextRE  = regexp.MustCompile(`context_len=(\d+)`)
 )
 
 // observe reads one of sglang's memory lines. A new "Load weight begin" is
@@ -77,9 +90,15 @@ func (m *Memory) observe(msg []byte) {
 		if usage == 0 && m.BeforeWeights > avail && avail > 0 {
 			m.Weights = m.BeforeWeights - avail
 		}
-		m.KVCache, m.AfterPool, m.Graphs, m.AfterGraphs = 0, 0, 0, 0
+		m.KVCache, m.AfterPool, m.Graphs, m.AfterGraphs, m.PoolTokens, m.ContextLen = 0, 0, 0, 0, 0, 0
 	case bytes.Contains(msg, []byte("KV Cache is allocated")):
 		m.KVCache = gb(kvSizeRE, msg, 1) + gb(kvSizeRE, msg, 2)
+		m.PoolTokens = gb(tokensRE, msg, 1)
+	case bytes.Contains(msg, []byte("max_total_num_tokens=")):
+		m.PoolTokens = gb(poolRE, msg, 1)
+		if c := gb(contextRE, msg, 1); c > 0 {
+			m.ContextLen = c
+		}
 	case bytes.Contains(msg, []byte("Memory pool end")):
 		m.AfterPool = avail
 	case bytes.Contains(msg, []byte("Capture cuda graph end")):

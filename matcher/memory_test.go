@@ -17,7 +17,10 @@ func TestMemoryObserve(t *testing.T) {
 			"KV Cache is allocated. #tokens: 412000, K size: 18.20 GB, V size: 18.20 GB",
 			"Memory pool end. avail mem=10.10 GB",
 			"Capture cuda graph end. Time elapsed: 12.31 s. mem usage=1.25 GB. avail mem=8.85 GB.",
-		}, Memory{BeforeWeights: 78.5, Weights: 31.1, AfterWeights: 47.4, KVCache: 36.4, AfterPool: 10.1, Graphs: 1.25, AfterGraphs: 8.85}},
+		}, Memory{BeforeWeights: 78.5, Weights: 31.1, AfterWeights: 47.4, KVCache: 36.4, AfterPool: 10.1, Graphs: 1.25, AfterGraphs: 8.85, PoolTokens: 412000}},
+		{"the scheduler's pool line", []string{
+			"max_total_num_tokens=30100, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=2048, context_len=131072, available_gpu_mem=3.10 GB",
+		}, Memory{PoolTokens: 30100, ContextLen: 131072}},
 		{"an older release without mem usage: the weights are the drop", []string{
 			"Load weight begin. avail mem=23.50 GB",
 			"Load weight end. type=LlamaForCausalLM, dtype=torch.float16, avail mem=8.50 GB",

@@ -23,6 +23,9 @@ const (
 	// fractionForKVPool is the --mem-fraction-static that leaves room for
 	// a KV-cache pool after the weights, from the start-up's memory lines.
 	fractionForKVPool = "fraction_for_kv_pool"
+	// contextThatFits is the --context-length one request of which fits
+	// in the KV-cache pool the start-up sized.
+	contextThatFits = "context_that_fits"
 )
 
 // Captures an allocator's out-of-memory message gives, by name.
@@ -71,6 +74,8 @@ func (w *workedValues) Lookup(name string) (any, bool) {
 		work = w.fractionAfterOOM
 	case fractionForKVPool:
 		work = w.fractionForKVPool
+	case contextThatFits:
+		work = w.contextThatFits
 	default:
 		return w.Values.Lookup(name)
 	}
@@ -200,6 +205,33 @@ func (w *workedValues) fractionForKVPool() (string, string, bool) {
 	why := fmt.Sprintf("Worked from the start-up: %s GB were free before the weights and %s GB after, so the weights take %s of the GPU; with %s more for the KV cache → %s.",
 		gib(m.BeforeWeights), gib(m.AfterWeights), share(used), share(kvShare), fraction(next))
 	return fraction(next), why, true
+}
+
+// contextThatFits caps the context length at the pool's size, rounded
+// down to a multiple of 1024 tokens: a request that long can then always
+// be served, and a longer one is rejected up front.
+func (w *workedValues) contextThatFits() (string, string, bool) {
+	pool, ok := w.number(matcher.MemPoolTokens)
+	if !ok || pool < 1 {
+		return "", "", false
+	}
+	next := pool
+	if pool >= 2048 {
+		next = math.Floor(pool/1024) * 1024
+	}
+	ctx, known := w.number(matcher.MemContextLen)
+	if !known {
+		ctx, known = w.number("context_length")
+	}
+	if known && ctx > 0 && ctx <= next {
+		return "", "", false // the context already fits: the pool was full of other requests
+	}
+	why := fmt.Sprintf("Worked from the start-up: the KV-cache pool holds %.0f tokens", pool)
+	if known && ctx > 0 {
+		why += fmt.Sprintf(" and one request may use %.0f", ctx)
+	}
+	why += fmt.Sprintf("; a context length of at most the pool, rounded down to 1024s, is %.0f.", next)
+	return strconv.FormatFloat(next, 'f', 0, 64), why, true
 }
 
 // memory returns the start-up's memory lines the finding's configuration

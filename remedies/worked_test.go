@@ -157,3 +157,28 @@ func TestWorkedFractionsNeverUndoTheLastChange(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkedContextThatFits(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  mapConfig
+		want string
+	}{
+		{"a pool smaller than the context", mapConfig{matcher.MemPoolTokens: 30100.0, matcher.MemContextLen: 131072.0}, "29696"},
+		{"the configuration's context length", mapConfig{matcher.MemPoolTokens: 30100.0, "context_length": int64(65536)}, "29696"},
+		{"a tiny pool is not rounded to nothing", mapConfig{matcher.MemPoolTokens: 1500.0}, "1500"},
+		{"the context already fits", mapConfig{matcher.MemPoolTokens: 30100.0, matcher.MemContextLen: 8192.0}, ""},
+		{"no pool line", mapConfig{matcher.MemContextLen: 8192.0}, ""},
+	}
+	for _, tt := range tests {
+		w := &workedValues{Values: Values{Config: tt.cfg}}
+		v, ok := w.Lookup(contextThatFits)
+		got := ""
+		if ok {
+			got = v.(string)
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q (notes %q)", tt.name, got, tt.want, w.notes)
+		}
+	}
+}
