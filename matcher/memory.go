@@ -24,6 +24,8 @@ type Memory struct {
 	// ContextLen the context length the server runs with: "#tokens: …",
 	// "max_total_num_tokens=…, …, context_len=…".
 	PoolTokens, ContextLen float64
+	// Capturing is true between "Capture cuda graph begin" and its end.
+	Capturing bool
 }
 
 // Memory fields by the names templates use.
@@ -37,10 +39,15 @@ const (
 	MemAfterGraphs   = "gpu_mem_after_graphs_gb"
 	MemPoolTokens    = "max_total_num_tokens"
 	MemContextLen    = "context_len"
+	// MemCapturing answers true while CUDA graphs are being captured.
+	MemCapturing = "gpu_capturing_cuda_graphs"
 )
 
 // Lookup answers a memory field by its name.
 func (m Memory) Lookup(name string) (any, bool) {
+	if name == MemCapturing {
+		return m.Capturing, m.Capturing
+	}
 	var v float64
 	switch name {
 	case MemBeforeWeights:
@@ -90,7 +97,7 @@ func (m *Memory) observe(msg []byte) {
 		if usage == 0 && m.BeforeWeights > avail && avail > 0 {
 			m.Weights = m.BeforeWeights - avail
 		}
-		m.KVCache, m.AfterPool, m.Graphs, m.AfterGraphs, m.PoolTokens, m.ContextLen = 0, 0, 0, 0, 0, 0
+		m.KVCache, m.AfterPool, m.Graphs, m.AfterGraphs, m.PoolTokens, m.ContextLen, m.Capturing = 0, 0, 0, 0, 0, 0, false
 	case bytes.Contains(msg, []byte("KV Cache is allocated")):
 		m.KVCache = gb(kvSizeRE, msg, 1) + gb(kvSizeRE, msg, 2)
 		m.PoolTokens = gb(tokensRE, msg, 1)
@@ -101,8 +108,10 @@ func (m *Memory) observe(msg []byte) {
 		}
 	case bytes.Contains(msg, []byte("Memory pool end")):
 		m.AfterPool = avail
+	case bytes.Contains(msg, []byte("Capture cuda graph begin")):
+		m.Capturing = true
 	case bytes.Contains(msg, []byte("Capture cuda graph end")):
-		m.Graphs, m.AfterGraphs = usage, avail
+		m.Graphs, m.AfterGraphs, m.Capturing = usage, avail, false
 	}
 }
 

@@ -18,6 +18,14 @@ func TestMemoryObserve(t *testing.T) {
 			"Memory pool end. avail mem=10.10 GB",
 			"Capture cuda graph end. Time elapsed: 12.31 s. mem usage=1.25 GB. avail mem=8.85 GB.",
 		}, Memory{BeforeWeights: 78.5, Weights: 31.1, AfterWeights: 47.4, KVCache: 36.4, AfterPool: 10.1, Graphs: 1.25, AfterGraphs: 8.85, PoolTokens: 412000}},
+		{"a capture under way", []string{
+			"Load weight begin. avail mem=78.50 GB",
+			"Capture cuda graph begin. This can take up to several minutes.",
+		}, Memory{BeforeWeights: 78.5, Capturing: true}},
+		{"a capture that ended", []string{
+			"Capture cuda graph begin. This can take up to several minutes. avail mem=10.00 GB",
+			"Capture cuda graph end. Time elapsed: 12.31 s. mem usage=1.25 GB. avail mem=8.85 GB.",
+		}, Memory{Graphs: 1.25, AfterGraphs: 8.85}},
 		{"the scheduler's pool line", []string{
 			"max_total_num_tokens=30100, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=2048, context_len=131072, available_gpu_mem=3.10 GB",
 		}, Memory{PoolTokens: 30100, ContextLen: 131072}},

@@ -171,6 +171,9 @@ func (w *workedValues) fractionAfterOOM() (string, string, bool) {
 	}
 	why := fmt.Sprintf("Worked from the message: it tried %s GiB with %s GiB free, %s GiB short; with %s GiB to spare that is %s of the %s GiB GPU, so %s − %s → %s.",
 		gib(tried), gib(free), gib(short), gib(oomSpare), share(step), gib(total), fraction(f), share(step), fraction(next))
+	if v, _ := w.Values.Lookup(matcher.MemCapturing); v == true {
+		why += " It failed while capturing CUDA graphs (the log has `Capture cuda graph begin` and no end): fewer graph batch sizes (a lower `--cuda-graph-max-bs`) shrink the same need without shrinking the KV cache."
+	}
 	return fraction(next), why, true
 }
 

@@ -57,6 +57,8 @@ func TestWorkedFractions(t *testing.T) {
 			Values{Captures: oomCaps("256.00 MiB", "97.44 MiB", "39.39 GiB"), Config: mapConfig{"mem_fraction_static": 0.9}}, "0.87", "of the 39.39 GiB GPU", false},
 		{"oom: a capture of the fraction wins over the configuration", fractionAfterOOM,
 			Values{Captures: map[string]string{capOOMTried: "2.00 GiB", capOOMFree: "0 B", capOOMTotal: "80 GiB", "mem_fraction_static": "0.8"}, Config: started}, "0.76", "0.8 − 0.037", false},
+		{"oom: while capturing CUDA graphs", fractionAfterOOM,
+			Values{Captures: oomCaps("2.50 GiB", "812.44 MiB", "79.19 GiB"), Config: mapConfig{"mem_fraction_static": 0.88, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 47.4, matcher.MemCapturing: true}}, "0.84", "while capturing CUDA graphs", false},
 		{"oom: no fraction known", fractionAfterOOM,
 			Values{Captures: oomCaps("2.50 GiB", "812.44 MiB", "79.19 GiB")}, "", "", false},
 		{"oom: no figures in the message", fractionAfterOOM,
