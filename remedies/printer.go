@@ -85,9 +85,9 @@ func (p *Printer) Finding(f *diagnose.Finding) error {
 			return err
 		}
 	case Markdown:
-		p.markdown(bw, f)
+		p.markdown(bw, safeFinding(f))
 	default:
-		p.text(bw, f)
+		p.text(bw, safeFinding(f))
 	}
 	return bw.Flush()
 }
@@ -100,6 +100,9 @@ func (p *Printer) Update(u diagnose.Update) error {
 	}
 	f := u.Finding
 	bw := bufio.NewWriter(p.w)
+	if p.opt.Format != JSON {
+		f = safeFinding(f)
+	}
 	switch p.opt.Format {
 	case JSON:
 		j := toJSON(f)
@@ -108,7 +111,7 @@ func (p *Printer) Update(u diagnose.Update) error {
 			return err
 		}
 	case Markdown:
-		fmt.Fprintf(bw, "- withdrawn: **%s** at `%s`: the rest of its lines made it another finding\n", f.Title, location(f))
+		fmt.Fprintf(bw, "- withdrawn: **%s** at `%s`: the rest of its lines made it another finding\n", mdText(f.Title), mdCode(location(f)))
 	default:
 		if p.opt.Sources {
 			fmt.Fprintf(bw, "%s ", p.source(f.Source))
@@ -123,10 +126,16 @@ func (p *Printer) Update(u diagnose.Update) error {
 // Markdown a summary line.
 func (p *Printer) Report(findings []*diagnose.Finding, sum Summary) error {
 	bw := bufio.NewWriter(p.w)
+	if p.opt.Format != JSON {
+		sum.Sources = safeAll(sum.Sources)
+	}
 	if p.opt.Format == Markdown {
-		fmt.Fprintf(bw, "# tailfix report: %s\n\n", strings.Join(sum.Sources, ", "))
+		fmt.Fprintf(bw, "# tailfix report: %s\n\n", mdText(strings.Join(sum.Sources, ", ")))
 	}
 	for i, f := range findings {
+		if p.opt.Format != JSON {
+			f = safeFinding(f)
+		}
 		switch p.opt.Format {
 		case JSON:
 			if err := writeJSON(bw, f); err != nil {
@@ -299,7 +308,7 @@ func siteText(s *patterns.Site) string {
 // remedy writes the Why / Fix part of a finding.
 func (p *Printer) remedy(w io.Writer, f *diagnose.Finding) {
 	st := &p.st
-	rem := For(f)
+	rem := safeRemedy(For(f))
 	const gutter = indent + "     "
 	if rem.Cause != "" {
 		fmt.Fprintln(w)
@@ -434,14 +443,14 @@ func diffFlags(before, after string, st *styles) (string, string) {
 
 // markdown writes one finding as a Markdown section.
 func (p *Printer) markdown(w io.Writer, f *diagnose.Finding) {
-	fmt.Fprintf(w, "## %s: %s\n\n", strings.ToUpper(f.Severity.String()), f.Title)
-	fmt.Fprintf(w, "- id: `%s`\n", f.ID)
+	fmt.Fprintf(w, "## %s: %s\n\n", strings.ToUpper(f.Severity.String()), mdText(f.Title))
+	fmt.Fprintf(w, "- id: `%s`\n", mdCode(f.ID))
 	msg := f.Message
 	if f.Exception != "" {
 		msg = f.Exception + ": " + msg
 	}
-	fmt.Fprintf(w, "- message: `%s`\n", strings.ReplaceAll(msg, "`", "'"))
-	fmt.Fprintf(w, "- at: `%s`", location(f))
+	fmt.Fprintf(w, "- message: `%s`\n", mdCode(msg))
+	fmt.Fprintf(w, "- at: `%s`", mdCode(location(f)))
 	if f.Count > 1 || len(f.Ranks) > 0 {
 		fmt.Fprintf(w, ", ×%d", f.Count)
 		if len(f.Ranks) > 0 {
@@ -450,12 +459,12 @@ func (p *Printer) markdown(w io.Writer, f *diagnose.Finding) {
 	}
 	fmt.Fprintln(w)
 	if !f.RootCause && f.SymptomOf != "" {
-		fmt.Fprintf(w, "- symptom of: `%s`\n", f.SymptomOf)
+		fmt.Fprintf(w, "- symptom of: `%s`\n", mdCode(f.SymptomOf))
 	}
 	if r := f.Record; r != nil && r.Where != nil {
-		fmt.Fprintf(w, "- raised in: `%s`\n", siteText(r.Where))
+		fmt.Fprintf(w, "- raised in: `%s`\n", mdCode(Safe(siteText(r.Where))))
 	}
-	rem := For(f)
+	rem := safeRemedy(For(f))
 	if rem.Cause != "" {
 		fmt.Fprintf(w, "\n%s\n", rem.Cause)
 	}
@@ -486,6 +495,7 @@ func (p *Printer) Record(r *patterns.Record) error {
 		}
 		return bw.Flush()
 	}
+	r = safeRecord(r)
 	f := &diagnose.Finding{ID: r.ID, Title: r.Title, Severity: r.Severity, Record: r,
 		Exception: r.Match.Exception, RootCause: r.Role != patterns.RoleSymptom}
 	if p.opt.Format == Markdown {
@@ -522,10 +532,12 @@ func (p *Printer) Brief(findings []*diagnose.Finding, sum Summary) error {
 		return nil
 	}
 	bw := bufio.NewWriter(p.w)
+	sum.Sources = safeAll(sum.Sources)
 	for _, f := range findings {
+		f = safeFinding(f)
 		if p.opt.Format == Markdown {
 			line := briefMeta(f)
-			fmt.Fprintf(bw, "- **%s** %s: `%s`\n", strings.ToUpper(f.Severity.String()), f.Title, line)
+			fmt.Fprintf(bw, "- **%s** %s: `%s`\n", strings.ToUpper(f.Severity.String()), mdText(f.Title), mdCode(line))
 			continue
 		}
 		p.briefLine(bw, f)

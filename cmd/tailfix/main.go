@@ -116,12 +116,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
 	if err != nil {
-		fmt.Fprintf(stderr, "tailfix: error: %v\n", err)
+		fmt.Fprintf(stderr, "tailfix: error: %s\n", remedies.Safe(err.Error()))
 		return exitUsageErr
 	}
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "tailfix: error: %s\n", lowerFirst(err.Error()))
+		fmt.Fprintf(stderr, "tailfix: error: %s\n", remedies.Safe(lowerFirst(err.Error())))
 		fmt.Fprintf(stderr, "tailfix: hint: run 'tailfix --help' for usage\n")
 		return exitUsageErr
 	}
@@ -130,12 +130,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if c.Output != "" {
 		f, err := os.Create(c.Output)
 		if err != nil {
-			fmt.Fprintf(stderr, "tailfix: error: cannot write findings to %q: %v\n", c.Output, unwrapPath(err))
+			fmt.Fprintf(stderr, "tailfix: error: cannot write findings to %q: %s\n", c.Output, remedies.Safe(fmt.Sprint(unwrapPath(err))))
 			return exitUsageErr
 		}
 		defer func() {
 			if err := f.Close(); err != nil && code != exitUsageErr {
-				fmt.Fprintf(stderr, "tailfix: error: write %q: %v\n", c.Output, unwrapPath(err))
+				fmt.Fprintf(stderr, "tailfix: error: write %q: %s\n", c.Output, remedies.Safe(fmt.Sprint(unwrapPath(err))))
 				code = exitUsageErr
 			}
 		}()
@@ -145,7 +145,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		e.failOn, _ = patterns.ParseSeverity(c.FailOn)
 	}
 	lvl, _ := zerolog.ParseLevel(c.LogLevel)
-	e.log = zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true, PartsExclude: []string{zerolog.TimestampFieldName}}).
+	e.log = zerolog.New(zerolog.ConsoleWriter{Out: remedies.SafeWriter(stderr), NoColor: true, PartsExclude: []string{zerolog.TimestampFieldName}}).
 		Level(lvl).With().Str("component", "tailfix").Logger()
 
 	err = ctx.Run(e)
@@ -163,7 +163,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	case errors.As(err, new(silentError)):
 		return exitUsageErr
 	}
-	fmt.Fprintf(stderr, "tailfix: error: %v\n", err)
+	fmt.Fprintf(stderr, "tailfix: error: %s\n", remedies.Safe(err.Error()))
 	var he hintError
 	if errors.As(err, &he) {
 		fmt.Fprintf(stderr, "tailfix: hint: %s\n", he.hint)

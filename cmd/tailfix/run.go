@@ -15,6 +15,7 @@ import (
 	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
+	"github.com/tailfix/tailfix/remedies"
 )
 
 type runCmd struct {
@@ -67,7 +68,7 @@ func (c *runCmd) Run(e *env) error {
 		errR.Close()
 		outW.Close()
 		errW.Close()
-		fmt.Fprintf(e.stderr, "tailfix: error: cannot run %q: %v\n", args[0], unwrapPath(err))
+		fmt.Fprintf(e.stderr, "tailfix: error: cannot run %q: %s\n", args[0], remedies.Safe(fmt.Sprint(unwrapPath(err))))
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return exitStatus(127) // as a shell does
 		}

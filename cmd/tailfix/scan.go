@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/remedies"
 )
 
 type scanCmd struct {
@@ -25,7 +26,7 @@ func (c *scanCmd) Run(e *env) error {
 		if err := scanOne(e, sess, name); err != nil {
 			// Report what could be read; the error is not lost.
 			failed = append(failed, err)
-			fmt.Fprintf(e.stderr, "tailfix: error: %v\n", err)
+			fmt.Fprintf(e.stderr, "tailfix: error: %s\n", remedies.Safe(err.Error()))
 		}
 	}
 	p := e.printer(e.stdout)
