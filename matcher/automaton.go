@@ -43,6 +43,7 @@ var markers = []struct {
 	kind marker
 }{
 	{"Traceback (most recent call last)", markTraceback},
+	{"Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ", markTraceback},
 	{"Exception in thread ", markThread},
 	{"Error: ", markException},
 	{"Exception: ", markException},

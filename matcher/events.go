@@ -381,7 +381,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	switch {
 	case bytes.Contains(msg, groupHead):
 		ev.state, ev.traceback, ev.kind = stFrames, true, kindGroup
-	case bytes.Contains(msg, tracebackHead):
+	case bytes.Contains(msg, tracebackHead), bytes.HasPrefix(msg, rayUnhandledHead):
 		ev.state, ev.traceback = stFrames, true
 	case bytes.HasPrefix(msg, threadHead), processHeadRE.Match(msg):
 		ev.state, ev.traceback = stThread, true
@@ -664,6 +664,11 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	case bytes.Equal(msg, duringHandling), bytes.Equal(msg, directCause):
 		// A chain line inside interleaved tracebacks.
 		return msg, true
+	case bytes.HasPrefix(msg, rayRemoteHead) && rayRemoteRE.Match(msg):
+		// Ray re-raising a remote task's error: the remote frames follow,
+		// and the error itself ends them.
+		ev.afterFrame = false
+		return msg, true
 	case ev.afterFrame && !endsTraceback(msg):
 		// The source line of an unindented frame.
 		ev.afterFrame = false
@@ -814,6 +819,19 @@ func trimQuote(msg []byte) []byte {
 	}
 	return msg
 }
+
+// rayRemoteHead and rayRemoteRE recognise the line with which Ray
+// re-raises a remote task's or actor's error inside the caller's
+// traceback: "ray.exceptions.RayTaskError(RuntimeError): ray::Worker.f()
+// (pid=…)", the remote frames and the remote exception after it.
+// rayUnhandledHead starts Ray's report of a remote error nobody awaited,
+// which goes on with the remote frames and exception like a traceback.
+var rayUnhandledHead = []byte("Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ")
+
+var (
+	rayRemoteHead = []byte("ray.exceptions.Ray")
+	rayRemoteRE   = regexp.MustCompile(`^ray\.exceptions\.Ray(?:Task|Actor)Error\([A-Za-z_][\w.]*\): `)
+)
 
 // ownPath is what the path of a frame in sglang's own code holds.
 var ownPath = []byte("sglang/srt/")

@@ -101,6 +101,28 @@ func TestEngineShapes(t *testing.T) {
 				`t/oom 1-8 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
 		},
 		{
+			name: "Ray re-raising a remote task's error: the remote exception is the key",
+			log: "Traceback (most recent call last):\n" +
+				"  File \"/x/ray/_private/worker.py\", line 919, in get_objects\n" +
+				"    raise value.as_instanceof_cause()\n" +
+				"ray.exceptions.RayTaskError(KeyError): ray::Runner.run() (pid=77, ip=10.0.0.2, actor_id=ab12)\n" +
+				"  File \"/x/trainer.py\", line 12, in run\n" +
+				"    self.init()\n" +
+				"ray.exceptions.RayTaskError(KeyError): ray::Worker.init() (pid=78, ip=10.0.0.2)\n" +
+				"  File \"/x/worker.py\", line 3, in init\n" +
+				"    cfg['missing']\n" +
+				"KeyError: 'missing'\n",
+			want: `unknown/traceback 1-10 rank="" exc="KeyError" msg="'missing'"` + "\n",
+		},
+		{
+			name: "Ray's report of an error nobody awaited is a traceback",
+			log: "(Driver pid=5) Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::Worker.init() (pid=78, ip=10.0.0.2)\n" +
+				"(Driver pid=5)   File \"/x/worker.py\", line 3, in init\n" +
+				"(Driver pid=5)     torch.empty(n, device='cuda')\n" +
+				"(Driver pid=5) RuntimeError: CUDA error: out of memory\n",
+			want: `t/oom 1-4 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
 			name: "frames pasted without indentation",
 			log: "[2026-11-29 10:15:02 TP2] Scheduler hit an exception: Traceback (most recent call last):\n" +
 				"File \"/x/scheduler.py\", line 1787, in run_scheduler_process\n" +
