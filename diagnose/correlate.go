@@ -210,6 +210,8 @@ func newFinding(o matcher.Occurrence, k string, src int) *Finding {
 		f.Severity = patterns.SeverityError
 		f.Title = "Unrecognised error"
 		switch {
+		case o.ID == matcher.UnknownWarning:
+			f.Severity, f.Title = patterns.SeverityWarning, "Unrecognised warning of a failure"
 		case o.Partial:
 			f.Title = "Traceback cut off before its exception"
 		case o.ID == matcher.UnknownTraceback:

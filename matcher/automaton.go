@@ -65,7 +65,8 @@ var markers = []struct {
 	{"avail mem=", markMemory},
 	{"K size: ", markMemory},
 	{"max_total_num_tokens=", markMemory},
-	{"Capture cuda graph begin", markMemory},
+	{"cuda graph begin", markMemory},
+	{"CUDA graph begin", markMemory},
 	{" [-h]", markUsage},
 	// Level words, and the start of glog and torch lines at error level:
 	// "E1129 10:01:02.553695 …", "[rank3]:[E1129 …", after a newline, a

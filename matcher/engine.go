@@ -64,6 +64,9 @@ type Config interface {
 const (
 	UnknownTraceback = "unknown/traceback"
 	UnknownError     = "unknown/error"
+	// UnknownWarning is a line its own logger states at warning level
+	// that says something failed, which no record knows.
+	UnknownWarning = "unknown/warning"
 )
 
 // event states: what the next line may be.
@@ -114,6 +117,7 @@ type event struct {
 	config    Config // the server's configuration when the event began
 	mem       Memory // what the start-up said about GPU memory when the event began
 	carried   bool   // the line that opened it carried the learnt header
+	warnLine  bool   // opened by a warning that says something failed
 	prev      Config // the configuration of the start before, when the log restarted the server
 	openLevel Level  // the level the first line stated
 	level     Level  // level the first line states, or the level an error-like message implies

@@ -291,7 +291,7 @@ func (e *Engine) find(stream []byte) int {
 func (e *Engine) open(ln *Line, owners []int32) {
 	msg := ln.Msg
 	var hits []int32
-	opens, isExc, errLine, headless := false, false, false, false
+	opens, isExc, errLine, warnLine, headless := false, false, false, false, false
 	// word: the line has a word that may say something went wrong;
 	// explained: a record says what the line is (one below error level or
 	// of a harmless line says it is no error; a wrapper, that the error is
@@ -355,8 +355,10 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		switch {
 		case ln.Level > LevelNone && ln.Level < LevelError:
 			// A message its logger itself calls a warning: a copy of it
-			// that another handler prints without a level is no error.
+			// that another handler prints without a level is no error. A
+			// warning that says something failed is reported as one.
 			e.quiet.remember(msg)
+			warnLine = ln.Level == LevelWarning && saysError(msg, LevelNone)
 		case saysError(msg, ln.Level) && !e.quiet.repeats(msg):
 			errLine = true
 		}
@@ -364,7 +366,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	if benign {
 		hits = hits[:0]
 	}
-	if len(hits) == 0 && !opens && !isExc && !errLine {
+	if len(hits) == 0 && !opens && !isExc && !errLine && !warnLine {
 		return
 	}
 	ev := e.newEvent(ln)
@@ -378,6 +380,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	case ln.Level > LevelNone:
 		ev.level = ln.Level
 	}
+	ev.warnLine = warnLine && !errLine
 	switch {
 	case bytes.Contains(msg, groupHead):
 		ev.state, ev.traceback, ev.kind = stFrames, true, kindGroup
@@ -1049,6 +1052,8 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		if ev.native != "" && ev.native != "native" {
 			o.Exception = ev.native
 		}
+	case ev.warnLine:
+		o.ID, o.Message = UnknownWarning, ev.first
 	default:
 		return o, false
 	}

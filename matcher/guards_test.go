@@ -252,17 +252,18 @@ func TestStampedLevels(t *testing.T) {
 }
 
 // A message its own logger calls a warning is no error when another
-// handler prints it again without a level; one never said at a lower
-// level is.
+// handler prints it again without a level (the warning itself is an
+// unknown warning); one never said at a lower level is.
 func TestWarningCopiedWithoutLevel(t *testing.T) {
 	m := testMatcher(t)
 	warn := "2026-04-05 16:47:59,431 - CUTE_DSL - WARNING - [handle_import_error] - Unexpected error during package walk: cutlass.cute.experimental\n"
 	copied := "[2026-04-05 16:47:59] Unexpected error during package walk: cutlass.cute.experimental\n"
 	other := "[2026-04-05 16:47:59] Unexpected error during graph capture: out of pages\n"
-	if got := occurrences(t, m, warn+copied, 0); len(got) != 0 {
+	// The warning itself says something failed: it is an unknown warning.
+	if got := occurrences(t, m, warn+copied, 0); len(got) != 1 || got[0].ID != UnknownWarning {
 		t.Errorf("the copy of a warning is an error: %s", brief(got))
 	}
-	if got := occurrences(t, m, warn+other, 0); len(got) != 1 {
+	if got := occurrences(t, m, warn+other, 0); len(got) != 2 || got[1].ID != UnknownError {
 		t.Errorf("another message after a warning: %s", brief(got))
 	}
 	if got := occurrences(t, m, copied, 0); len(got) != 1 {
@@ -418,6 +419,30 @@ func TestNCCLWarnIsAnError(t *testing.T) {
 	} {
 		if got := occurrences(t, b, l, 0); len(got) != 0 {
 			t.Errorf("%q: got %s", l, brief(got))
+		}
+	}
+}
+
+// A line its logger states at warning level that says something failed is
+// an unknown warning; at info level, or saying nothing failed, it is
+// nothing.
+func TestUnknownWarning(t *testing.T) {
+	m := testMatcher(t)
+	tests := []struct{ line, want string }{
+		{"2026-04-05 16:47:59,431 - vendor.plugin - WARNING - Failed to open the shared cache, running without it\n", UnknownWarning},
+		{"2026-04-05 16:47:59 WARN smg::routers::http: src/routers/http/router.rs:90: Connection refused by http://10.0.0.5:30000\n", UnknownWarning},
+		{"2026-04-05 16:47:59,431 - vendor.plugin - INFO - Failed requests so far: 0\n", ""},
+		{"2026-04-05 16:47:59,431 - vendor.plugin - WARNING - the cache directory is on a slow disk\n", ""},
+		{"2026-04-05 16:47:59,431 - vendor.plugin - ERROR - Failed to open the shared cache\n", UnknownError},
+	}
+	for _, tt := range tests {
+		got := occurrences(t, m, tt.line, 0)
+		id := ""
+		if len(got) == 1 {
+			id = got[0].ID
+		}
+		if len(got) > 1 || id != tt.want {
+			t.Errorf("%q: %s; want %q", tt.line, brief(got), tt.want)
 		}
 	}
 }

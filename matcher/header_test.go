@@ -275,7 +275,7 @@ var headerShapes = []struct {
 			"[pod/sglang-0/sglang] 2026-03-14 06:20:31,431 - CUTE_DSL - WARNING - [handle_import_error] - Unexpected error during package walk: x",
 			"[pod/sglang-0/sglang] [2026-03-14 06:20:31] Unexpected error during package walk: x",
 		),
-		want: "",
+		want: `unknown/warning 3-3 rank="" time="" exc="" msg="[handle_import_error] - Unexpected error during package walk: x"` + "\n",
 	},
 	{
 		name: "argparse's usage under a prefix",

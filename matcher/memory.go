@@ -108,11 +108,21 @@ func (m *Memory) observe(msg []byte) {
 		}
 	case bytes.Contains(msg, []byte("Memory pool end")):
 		m.AfterPool = avail
-	case bytes.Contains(msg, []byte("Capture cuda graph begin")):
+	case captureLine(msg, "begin"):
 		m.Capturing = true
-	case bytes.Contains(msg, []byte("Capture cuda graph end")):
+	case captureLine(msg, "end"):
 		m.Graphs, m.AfterGraphs, m.Capturing = usage, avail, false
 	}
+}
+
+// captureLine reports whether msg is the begin or end line of a CUDA graph
+// capture, in any release's words: "Capture cuda graph begin.", "Capture
+// target decode CUDA graph end. …".
+func captureLine(msg []byte, which string) bool {
+	if !bytes.HasPrefix(msg, []byte("Capture ")) {
+		return false
+	}
+	return bytes.Contains(msg, []byte("cuda graph "+which)) || bytes.Contains(msg, []byte("CUDA graph "+which))
 }
 
 // known reports whether any memory line was read.

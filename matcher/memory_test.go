@@ -22,6 +22,13 @@ func TestMemoryObserve(t *testing.T) {
 			"Load weight begin. avail mem=78.50 GB",
 			"Capture cuda graph begin. This can take up to several minutes.",
 		}, Memory{BeforeWeights: 78.5, Capturing: true}},
+		{"a newer release's capture under way", []string{
+			"Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, bs=[1, 2, 4], avail mem=5.55 GB",
+		}, Memory{Capturing: true}},
+		{"a newer release's capture that ended", []string{
+			"Capture target decode CUDA graph begin. backend=full, bs=[1, 2, 4], avail mem=5.55 GB",
+			"Capture target decode CUDA graph end. elapsed=4.01 s, mem usage=0.98 GB, avail mem=4.57 GB.",
+		}, Memory{Graphs: 0.98, AfterGraphs: 4.57}},
 		{"a capture that ended", []string{
 			"Capture cuda graph begin. This can take up to several minutes. avail mem=10.00 GB",
 			"Capture cuda graph end. Time elapsed: 12.31 s. mem usage=1.25 GB. avail mem=8.85 GB.",

@@ -73,8 +73,11 @@ func For(f *diagnose.Finding) Remedy {
 		return cutTraceback(f)
 	}
 	what := "error line"
-	if f.ID == matcher.UnknownTraceback {
+	switch f.ID {
+	case matcher.UnknownTraceback:
 		what = "traceback"
+	case matcher.UnknownWarning:
+		what = "warning, which its logger printed at warning level but which says something failed,"
 	}
 	query := f.Message
 	if query == "" {
