@@ -3,6 +3,7 @@ package patterns
 import (
 	_ "embed"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,10 +61,15 @@ func parseSites(origin, text string) ([]*Record, error) {
 			sample, miss = f[3]+": "+sample, f[3]+": "+miss
 		}
 		role := RoleCause
-		if endsInPlaceholder(f[5]) {
+		switch {
+		case endsInPlaceholder(f[5]):
 			// "Scheduler hit an exception: {traceback}", "Failed: %s": the
 			// real error is what fills the placeholder.
 			role = RoleWrapper
+		case childExited(g.Guard):
+			// "Server process terminated unexpectedly.": raised because
+			// another process ended; its own output says why.
+			role = RoleSymptom
 		}
 		recs = append(recs, &Record{
 			ID:       f[0],
@@ -95,6 +101,14 @@ func DiffusionFile(file string) bool {
 func (r *Record) Diffusion() bool {
 	return r.Gen != nil && r.Where != nil && DiffusionFile(r.Where.File)
 }
+
+// childExitedRE is a guard that holds when another process or thread has
+// ended: `not p.is_alive()`, `proc.poll() is not None`, `returncode != 0`.
+var childExitedRE = regexp.MustCompile(`^not \(?[\w.\[\]]+\.is_alive\(\)\)?$|^[\w.\[\]]+\.poll\(\) is not None$|^[\w.\[\]]*\b(?:returncode|exitcode) != 0$`)
+
+// childExited reports whether a message is raised under a guard that
+// says another process ended: it follows from that process's own failure.
+func childExited(guard string) bool { return childExitedRE.MatchString(guard) }
 
 // endsInPlaceholder reports whether a message template ends with a value
 // filled in at run time: "{e}", "{e!r}.", "%s".

@@ -231,3 +231,26 @@ func TestNeedlesSkipTracebackScaffolding(t *testing.T) {
 		}
 	}
 }
+
+func TestChildExited(t *testing.T) {
+	tests := []struct {
+		guard string
+		want  bool
+	}{
+		{"not p.is_alive()", true},
+		{"not (proc.is_alive())", true},
+		{"p.poll() is not None", true},
+		{"completed.returncode != 0", true},
+		{"exitcode != 0", true},
+		{"thread.is_alive()", false}, // still running after a wait: a timeout
+		{"not (not non_block_thread.is_alive())", false},
+		{"returncode == 0", false},
+		{"x is None", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := childExited(tt.guard); got != tt.want {
+			t.Errorf("childExited(%q) = %v, want %v", tt.guard, got, tt.want)
+		}
+	}
+}
