@@ -172,7 +172,10 @@ func (h *headerLearner) fill(l *Line, hdr []byte) {
 	if len(l.Header.Time) == 0 {
 		l.Header.Time = stampIn(hdr)
 	}
-	if l.Level == LevelNone {
+	if l.Level == LevelNone && len(l.Header.Time) == 0 && len(l.Header.Ranks) == 0 {
+		// sglang's own records state no level: a collector's or a
+		// wrapper's level around one is the stream's (every stderr line
+		// ERROR), not the line's.
 		l.Level = levelIn(hdr)
 	}
 	if len(l.Rank) == 0 && len(l.Header.Ranks) == 0 {

@@ -103,6 +103,26 @@ var headerShapes = []struct {
 		want: `unknown/traceback 1-5 rank="" time="2026-03-14T06:20:31Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
+		name: "cloud logging export of a healthy stretch: sglang's records under the stream's ERROR",
+		log: prefixed("ERROR 2026-03-14T06:20:31Z {} ",
+			"[2026-03-14 06:20:29 TP0] Prefill batch, #new-seq: 1, #new-token: 158, #cached-token: 0, token usage: 0.08, #running-req: 31, #queue-req: 0",
+			"[2026-03-14 06:20:30 TP0] Decode batch, #running-req: 32, #token: 11179, token usage: 0.08, cuda graph: True, gen throughput (token/s): 1635.11, #queue-req: 0",
+			"[2026-03-14 06:20:30] INFO:     127.0.0.1:40052 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+			"[2026-03-14 06:20:31 TP0] Decode batch, #running-req: 32, #token: 11211, token usage: 0.08, cuda graph: True, gen throughput (token/s): 1641.20, #queue-req: 0",
+		),
+		want: "",
+	},
+	{
+		name: "a wrapper re-logging sglang's records at its own ERROR level",
+		log: prefixed("2025-04-03 12:06:13,365 - pipeline - ERROR - ",
+			"[2026-03-14 06:20:29 TP0] Prefill batch, #new-seq: 1, #new-token: 158, #cached-token: 0, token usage: 0.08, #running-req: 31, #queue-req: 0",
+			"[2026-03-14 06:20:30 TP0] Decode batch, #running-req: 32, #token: 11179, token usage: 0.08, cuda graph: True, gen throughput (token/s): 1635.11, #queue-req: 0",
+			"[2026-03-14 06:20:31 TP0] Decode batch, #running-req: 32, #token: 11211, token usage: 0.08, cuda graph: True, gen throughput (token/s): 1641.20, #queue-req: 0",
+			"[2026-03-14 06:20:32 TP0] Decode batch, #running-req: 31, #token: 11190, token usage: 0.08, cuda graph: True, gen throughput (token/s): 1638.02, #queue-req: 0",
+		),
+		want: "",
+	},
+	{
 		name: "cloud logging export, newest line first",
 		log: lines(
 			"ERROR 2026-03-14T06:20:31Z {} KeyError: 'lm_head.weight_scale'",

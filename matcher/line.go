@@ -57,6 +57,9 @@ func cutStreams(l *Line, line []byte) []byte {
 	orig := line
 	at := func(rest []byte) int { return len(orig) - len(rest) }
 	streamStart, streamEnd := -1, -1
+	if stamp, rest, ok := cutCloudSeverity(line); ok {
+		l.stamp, line = stamp, rest
+	}
 	line = trimPlatformStamp(line)
 	if tag, rest, ok := cutSyslog(line); ok {
 		streamEnd = at(rest) - len(": ")
@@ -103,6 +106,41 @@ func parseRecord(l *Line, line []byte) {
 		l.Level, l.Record, line = lvl, true, rest
 	}
 	l.Msg = line
+}
+
+// cloudSeverities are the severities of a Cloud Logging entry.
+var cloudSeverities = []string{"DEFAULT", "DEBUG", "INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL", "ALERT", "EMERGENCY"}
+
+// cutCloudSeverity takes a Cloud Logging export's prefix off a line:
+// "ERROR 2025-04-07T19:13:52Z {labels} ". Its severity is dropped: for a
+// container's plain-text output it is the stream's (stderr is ERROR, stdout
+// INFO), not the line's, and sglang logs everything to stderr. The
+// timestamp is returned for a line with no time of its own.
+func cutCloudSeverity(line []byte) (stamp, rest []byte, ok bool) {
+	sp := bytes.IndexByte(line, ' ')
+	if sp < 4 || sp > len("EMERGENCY") {
+		return nil, line, false
+	}
+	known := false
+	for _, s := range cloudSeverities {
+		if string(line[:sp]) == s {
+			known = true
+			break
+		}
+	}
+	if !known {
+		return nil, line, false
+	}
+	after := line[sp+1:]
+	t := trimPlatformStamp(after)
+	if len(t) == len(after) || len(t) < 2 || t[0] != '{' {
+		return nil, line, false
+	}
+	end := bytes.IndexByte(t, '}')
+	if end < 0 || end+1 >= len(t) || t[end+1] != ' ' {
+		return nil, line, false
+	}
+	return after[:len(after)-len(t)-1], t[end+2:], true
 }
 
 // trimPlatformStamp drops an RFC 3339 timestamp that a platform put before
@@ -407,6 +445,7 @@ func trimSpace1(b []byte) []byte {
 	return b
 }
 
+// isClock reports whether b looks like "15:04:05".
 func isClock(b []byte) bool {
 	return len(b) == 8 && isDigits(b[0:2]) && b[2] == ':' && isDigits(b[3:5]) && b[5] == ':' && isDigits(b[6:8])
 }

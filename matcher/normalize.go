@@ -75,12 +75,19 @@ type Header struct {
 var rankNames = [...]string{"ATTN_CP", "MOE_DP", "DP", "PP", "TP", "EP"}
 
 // SplitHeader splits sglang's header off a normalized line. It accepts
-// "[YYYY-MM-DD HH:MM:SS(.mmm)( TOKEN)*] " with rank tokens in any order; a
-// line without such a header is returned whole with an empty Header.
+// "[YYYY-MM-DD HH:MM:SS(.mmm)( TOKEN)*] " with rank tokens in any order, and
+// the older "[HH:MM:SS( TOKEN)*] "; a line without such a header is
+// returned whole with an empty Header.
 func SplitHeader(line []byte) (Header, []byte) {
-	const stamp = len("[2006-01-02 15:04:05")
+	stamp := len("[2006-01-02 15:04:05")
 	if len(line) < stamp+1 || line[0] != '[' || !isStamp(line[1:stamp]) {
-		return splitRanksOnly(line)
+		// The releases of 2024 printed the time of day alone:
+		// "[17:39:28 TP0] ".
+		const clock = len("[15:04:05")
+		if len(line) < clock+1 || line[0] != '[' || !isClock(line[1:clock]) {
+			return splitRanksOnly(line)
+		}
+		stamp = clock
 	}
 	end := bytes.IndexByte(line[stamp:], ']')
 	if end < 0 {
