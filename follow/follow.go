@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/tailfix/tailfix/internal/regular"
 )
 
 // Follow follows the files named by patterns until ctx is done, and hands
@@ -343,7 +345,7 @@ func (f *Follower) check(fl *file) {
 		f.warn(fl, err)
 		return
 	case !st.Mode().IsRegular():
-		f.warn(fl, errors.New("not a regular file"))
+		f.warn(fl, fmt.Errorf("not a regular file (%s)", regular.Kind(st.Mode())))
 		return
 	}
 	if fl.cur != nil && fl.cur.id != idOf(st) {
@@ -518,8 +520,11 @@ func readTail(f *os.File, off int64, tail []byte) []byte {
 	return tail[:m]
 }
 
+// openFile opens a followed file. O_NONBLOCK keeps a named pipe from
+// blocking the open until a writer comes; what is not a regular file is
+// refused.
 func openFile(path string) (*open, error) {
-	fh, err := os.Open(path)
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -527,6 +532,10 @@ func openFile(path string) (*open, error) {
 	if err != nil {
 		fh.Close()
 		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		fh.Close()
+		return nil, fmt.Errorf("not a regular file (%s)", regular.Kind(st.Mode()))
 	}
 	return &open{f: fh, id: idOf(st), last: time.Now()}, nil
 }

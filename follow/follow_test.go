@@ -509,3 +509,37 @@ func TestRunStopsInTheMiddleOfALargeFile(t *testing.T) {
 		t.Errorf("Run returned %v after it was cancelled, having read %d of %d bytes", took, read, 200<<20)
 	}
 }
+
+// A named pipe among the followed paths, and a link to one in a followed
+// directory, are warned about and never opened, so nothing blocks: the
+// regular files beside them are followed, from their end as usual.
+func TestFollowRefusesNamedPipes(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := t.TempDir()
+	good, pipe := filepath.Join(dir, "good.log"), filepath.Join(dir, "pipe.log")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	sub := filepath.Join(dir, "logs")
+	os.Mkdir(sub, 0o755)
+	if err := os.Symlink(pipe, filepath.Join(sub, "linked.log")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(good, []byte("before\n"), 0o644)
+	c := newChunkLog()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(ctx, []string{good, pipe, sub}, Options{Poll: 20 * time.Millisecond, Warn: c.warn}, c.out)
+	}()
+	eventually(t, "the warnings", func() bool {
+		w := c.warnings()
+		return strings.Contains(w, "pipe.log: not a regular file (a named pipe)") && strings.Contains(w, "linked.log: not a regular file (a named pipe)")
+	})
+	f, _ := os.OpenFile(good, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("after\n")
+	f.Close()
+	eventually(t, "the regular file", func() bool { return c.text(good) == "after\n" })
+	cancel()
+	<-done
+}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tailfix/tailfix/internal/regular"
 )
 
 // Model is what the check knows about the model a command serves: read
@@ -108,15 +110,18 @@ var (
 	noTritonArchs = []string{"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM"}
 )
 
+// maxConfigBytes bounds a model's config.json: real ones are kilobytes.
+const maxConfigBytes = 16 << 20
+
 // DetectModel finds out what a --model-path is. hfCache is the Hugging
 // Face hub cache directory ("" for none), where a repo id's config.json
 // may already be.
 func DetectModel(modelPath, hfCache string) *Model {
 	m := &Model{Path: modelPath}
 	for _, file := range configCandidates(modelPath, hfCache) {
-		data, err := os.ReadFile(file)
+		data, err := regular.ReadFile(file, maxConfigBytes)
 		if err != nil {
-			continue
+			continue // absent, not a regular file, or too large to be a config
 		}
 		var cfg hfConfig
 		if json.Unmarshal(data, &cfg) != nil {
@@ -158,7 +163,7 @@ func configCandidates(modelPath, hfCache string) []string {
 		return files
 	}
 	repo := filepath.Join(hfCache, "models--"+strings.ReplaceAll(modelPath, "/", "--"))
-	if ref, err := os.ReadFile(filepath.Join(repo, "refs", "main")); err == nil {
+	if ref, err := regular.ReadFile(filepath.Join(repo, "refs", "main"), 4096); err == nil {
 		files = append(files, filepath.Join(repo, "snapshots", strings.TrimSpace(string(ref)), "config.json"))
 	}
 	if snaps, err := os.ReadDir(filepath.Join(repo, "snapshots")); err == nil {

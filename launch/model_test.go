@@ -3,7 +3,9 @@ package launch
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // writeConfig writes a config.json into a new directory named name.
@@ -125,5 +127,33 @@ func TestDetectModelBadConfig(t *testing.T) {
 	dir := writeConfig(t, "MiniMax-M3", `{not json`)
 	if m := DetectModel(dir, ""); !m.MiniMaxSparse || !m.Assumed() {
 		t.Errorf("an unreadable config.json falls back to the name, got %+v", *m)
+	}
+}
+
+// A config.json that is a named pipe or a device is not read: detection
+// goes on from the path's name and never blocks.
+func TestDetectModelSkipsSpecialConfigs(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "Qwen3-8B")
+	os.Mkdir(model, 0o755)
+	if err := syscall.Mkfifo(filepath.Join(model, "config.json"), 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	zero := filepath.Join(dir, "zero-model")
+	os.Mkdir(zero, 0o755)
+	if err := os.Symlink("/dev/zero", filepath.Join(zero, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{model, zero} {
+		done := make(chan *Model, 1)
+		go func() { done <- DetectModel(p, "") }()
+		select {
+		case m := <-done:
+			if m.Config != "" {
+				t.Errorf("%s: read the config %q", p, m.Config)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: DetectModel blocked on a special config.json", p)
+		}
 	}
 }

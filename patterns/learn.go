@@ -21,6 +21,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tailfix/tailfix/pystr"
+
+	"github.com/tailfix/tailfix/internal/regular"
 )
 
 // RaiseSite is one raise, assert or logging call found in Python source.
@@ -97,6 +99,10 @@ const learnPlaceholder = ".*?"
 // learnSkipDirs are directories of test code, which LearnSites does not read.
 var learnSkipDirs = map[string]bool{"test": true, "tests": true, "testing": true, "unittest": true, "unit_tests": true, "__pycache__": true}
 
+// maxSourceBytes bounds one Python file learn reads: sglang's largest
+// are a few hundred kilobytes.
+const maxSourceBytes = 16 << 20
+
 // LearnSites walks fsys and returns the raise, assert and logging sites of
 // every .py file in it, in file order and then line order. Test code is left
 // out: directories named test, tests, testing, unittest or unit_tests, hidden
@@ -121,9 +127,11 @@ func LearnSites(fsys fs.FS) ([]RaiseSite, LearnStats, error) {
 		if !learnsBase(base) || !d.Type().IsRegular() {
 			return nil
 		}
-		data, err := fs.ReadFile(fsys, name)
+		data, err := regular.ReadFS(fsys, name, maxSourceBytes)
 		if err != nil {
-			return err
+			// One file that cannot be read does not stop the rest.
+			stats.Unreadable = append(stats.Unreadable, err)
+			return nil
 		}
 		found, err := ParsePython(name, data)
 		if err != nil {

@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tailfix/tailfix/internal/regular"
 )
 
 //go:embed */*.yaml
@@ -134,9 +136,15 @@ func Load(fsys fs.FS, prefix string) (*Pack, error) {
 	return NewPack(recs)
 }
 
-// parseFile reads one pattern file, YAML or seed JSON.
+// maxPackFileBytes bounds one pattern file: a pack of thousands of
+// records is a few megabytes.
+const maxPackFileBytes = 64 << 20
+
+// parseFile reads one pattern file, YAML or seed JSON. A named pipe, a
+// device or a file over maxPackFileBytes is refused with an error naming
+// it, never read.
 func parseFile(fsys fs.FS, name, display string) ([]*Record, error) {
-	data, err := fs.ReadFile(fsys, name)
+	data, err := regular.ReadFS(fsys, name, maxPackFileBytes)
 	if err != nil {
 		return nil, err
 	}

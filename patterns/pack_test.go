@@ -2,10 +2,14 @@ package patterns
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 const goodRecord = `
@@ -251,6 +255,38 @@ func TestChildExited(t *testing.T) {
 	for _, tt := range tests {
 		if got := childExited(tt.guard); got != tt.want {
 			t.Errorf("childExited(%q) = %v, want %v", tt.guard, got, tt.want)
+		}
+	}
+}
+
+// A pattern file that is a named pipe or a device is refused with an error
+// naming it, and nothing blocks or reads without bound.
+func TestLoadDirRefusesSpecialFiles(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"pipe", "x.yaml: not a regular file (a named pipe)"},
+		{"zero", "x.yaml: not a regular file (a character device)"},
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "x.yaml")
+		switch tt.name {
+		case "pipe":
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skip("no named pipes here:", err)
+			}
+		case "zero":
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan error, 1)
+		go func() { _, err := LoadDir(dir); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s: LoadDir = %v, want %q", tt.name, err, tt.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: LoadDir blocked", tt.name)
 		}
 	}
 }

@@ -220,6 +220,9 @@ func installedSglang(words []string) string {
 
 // shebang returns the interpreter a script names on its first line.
 func shebang(path string) string {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return "" // a pipe or a device would block, or never end
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return ""

@@ -186,6 +186,9 @@ func writeLearned(dir, src string, recs []*patterns.Record) (int, error) {
 }
 
 func fileStartsWith(name, prefix string) bool {
+	if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return false
