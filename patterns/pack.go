@@ -219,6 +219,23 @@ var goTypeRE = regexp.MustCompile(` in type [\w.*\[\]]+`)
 
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)+$`)
 
+// MaxRecordText bounds the text of one record: its title, match, cause,
+// fix, related ids, tags and test lines together. Hand-written records hold
+// a few KiB.
+const MaxRecordText = 256 << 10
+
+// textSize is the bytes of text a record holds.
+func (r *Record) textSize() int {
+	n := len(r.ID) + len(r.Title) + len(r.Cause) + len(r.Match.Exception) + len(r.Match.Message) + len(r.Match.Regex) + len(r.Match.Frame) +
+		len(r.Fix.Before) + len(r.Fix.After)
+	for _, list := range [][]string{r.Fix.Steps, r.Related, r.Follows, r.Tags, r.Tests.Match, r.Tests.NoMatch} {
+		for _, x := range list {
+			n += len(x)
+		}
+	}
+	return n
+}
+
 // Validate checks one record on its own; NewPack also checks ids across records.
 func (r *Record) Validate() error {
 	fail := func(field string, err error) error {
@@ -245,6 +262,9 @@ func (r *Record) Validate() error {
 		return fail("match", errors.New("matches one line: no newline allowed"))
 	case len(r.Tests.Match) == 0:
 		return fail("tests.match", errors.New("needs at least one line the record must match"))
+	case r.textSize() > MaxRecordText:
+		// YAML aliases can repeat one large string many times over.
+		return fail("", fmt.Errorf("holds more than %d KiB of text (%d KiB, aliases counted each time they are used)", MaxRecordText>>10, r.textSize()>>10))
 	}
 	if r.Match.Message != "" && len(r.Match.Message) < MinNeedle {
 		return fail("match.message", fmt.Errorf("%q is shorter than %d bytes", r.Match.Message, MinNeedle))

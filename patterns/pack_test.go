@@ -290,3 +290,27 @@ func TestLoadDirRefusesSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// A YAML alias repeating one large string many times makes a record too
+// large to load, with an error naming it, instead of a finding of a
+// gigabyte.
+func TestAliasBombIsRefused(t *testing.T) {
+	big := strings.Repeat("x", 64<<10)
+	var b strings.Builder
+	b.WriteString("- id: t/bomb\n  title: bomb\n  severity: error\n  match: {regex: 'boom'}\n  cause: &big " + big + "\n  fix:\n    steps: [")
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("*big")
+	}
+	b.WriteString("]\n  tests: {match: ['boom']}\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bomb.yaml"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadDir(dir)
+	if err == nil || !strings.Contains(err.Error(), "t/bomb") || !strings.Contains(err.Error(), "KiB of text") {
+		t.Errorf("LoadDir = %v, want a refusal naming t/bomb", err)
+	}
+}
