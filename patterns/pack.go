@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tailfix/tailfix/internal/regular"
+	"regexp/syntax"
 )
 
 //go:embed */*.yaml
@@ -219,6 +220,47 @@ var goTypeRE = regexp.MustCompile(` in type [\w.*\[\]]+`)
 
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)+$`)
 
+// escapedNewline reports whether a regex can only match across a newline:
+// it asks for one literally (`\n`), which no single line holds. A class
+// that excludes it (`[^\n]`) is fine.
+func escapedNewline(re string) bool {
+	if !strings.Contains(re, `\n`) {
+		return false
+	}
+	t, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return false // reported as a bad regex
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(n *syntax.Regexp) bool {
+		switch n.Op {
+		case syntax.OpLiteral:
+			return slices.Contains(n.Rune, '\n')
+		case syntax.OpCharClass:
+			return len(n.Rune) == 2 && n.Rune[0] == '\n' && n.Rune[1] == '\n'
+		case syntax.OpAlternate:
+			// Only when every branch needs one.
+			for _, s := range n.Sub {
+				if !walk(s) {
+					return false
+				}
+			}
+			return len(n.Sub) > 0
+		case syntax.OpConcat, syntax.OpCapture, syntax.OpPlus, syntax.OpRepeat:
+			if n.Op == syntax.OpRepeat && n.Min == 0 {
+				return false
+			}
+			for _, s := range n.Sub {
+				if walk(s) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(t)
+}
+
 // MaxRecordText bounds the text of one record: its title, match, cause,
 // fix, related ids, tags and test lines together. Hand-written records hold
 // a few KiB.
@@ -260,6 +302,8 @@ func (r *Record) Validate() error {
 		return fail("match", errors.New("not valid UTF-8"))
 	case strings.ContainsAny(r.Match.Message+r.Match.Regex, "\n"):
 		return fail("match", errors.New("matches one line: no newline allowed"))
+	case escapedNewline(r.Match.Regex):
+		return fail("match.regex", errors.New("matches one line: a \\n in the regex can never match"))
 	case len(r.Tests.Match) == 0:
 		return fail("tests.match", errors.New("needs at least one line the record must match"))
 	case r.textSize() > MaxRecordText:

@@ -314,3 +314,23 @@ func TestAliasBombIsRefused(t *testing.T) {
 		t.Errorf("LoadDir = %v, want a refusal naming t/bomb", err)
 	}
 }
+
+func TestEscapedNewline(t *testing.T) {
+	tests := []struct {
+		re   string
+		want bool
+	}{
+		{`first line\nsecond line`, true},
+		{`(?:a|b)\n`, true},
+		{`a\n|b`, false},
+		{`a[^\n]*b`, false},
+		{`a(?:\n)?b`, false},
+		{`a\\nb`, false},
+		{`plain`, false},
+	}
+	for _, tt := range tests {
+		if got := escapedNewline(tt.re); got != tt.want {
+			t.Errorf("escapedNewline(%q) = %v, want %v", tt.re, got, tt.want)
+		}
+	}
+}

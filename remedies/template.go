@@ -127,6 +127,9 @@ func eval(expr string, cfg Config) (string, bool) {
 			}
 			acc, facc = math.Trunc(acc/n), facc/n
 		}
+		if math.Abs(facc) > maxExact || math.IsNaN(facc) {
+			return "", false // no command line takes such a number: the arithmetic overflowed
+		}
 		if k < 0 {
 			break
 		}
@@ -137,6 +140,10 @@ func eval(expr string, cfg Config) (string, bool) {
 	}
 	return strconv.FormatFloat(math.Round(facc*100)/100, 'f', -1, 64), true
 }
+
+// maxExact is the largest magnitude worked arithmetic gives: every integer
+// up to it is exact in a float64 and an int64.
+const maxExact = 1 << 53
 
 // numTerm is a number or a numeric field, and whether it is an integer.
 func numTerm(term string, cfg Config) (float64, bool, bool) {
