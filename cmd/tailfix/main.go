@@ -253,6 +253,18 @@ func (e *env) pack(builtin func() (*patterns.Pack, error)) (*patterns.Pack, erro
 			return nil, hintError{fmt.Errorf("load patterns from %q: %w", dir, err),
 				"fix the record named above, or leave out --patterns " + dir}
 		}
+		for _, r := range extra.Records {
+			// A user's record may mean to replace a built-in one, but it
+			// should not do so unseen: a lower severity can silence a
+			// real error.
+			if old := pack.Lookup(r.ID); old != nil && r.Gen == nil {
+				ev := e.log.Warn().Str("record", r.ID).Str("patterns", dir)
+				if r.Severity < old.Severity {
+					ev = ev.Str("severity", fmt.Sprintf("%s, was %s", r.Severity, old.Severity))
+				}
+				ev.Msg("a record of --patterns replaces the built-in record of the same id")
+			}
+		}
 		if pack, err = pack.With(extra); err != nil {
 			return nil, fmt.Errorf("load patterns from %q: %w", dir, err)
 		}
