@@ -270,3 +270,30 @@ func TestRunWritesFixesInTheCommandsFlags(t *testing.T) {
 		t.Errorf("the fix is not in the command's flags:\n%s", stderr.String())
 	}
 }
+
+// failWriter fails every write, as a full disk or a closed terminal does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// run keeps the child's exit status when its own stderr fails, finding or
+// not.
+func TestRunKeepsTheStatusWhenStderrFails(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	script := "printf 'RuntimeError: CUDA error: out of memory\\n' >&2; exit 3"
+	if code := run([]string{"run", "--", "sh", "-c", script}, strings.NewReader(""), io.Discard, failWriter{}, func(string) string { return "" }); code != 3 {
+		t.Errorf("exit status %d, want the child's 3", code)
+	}
+}
+
+// A hint waits for the child's line to end: it never lands inside a line
+// the child is writing in pieces.
+func TestRunHintsBetweenWholeLines(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	script := "printf 'RuntimeError: CUDA error: out of memory\\n' >&2; sleep 0.05; printf 'a line written in ' >&2; sleep 0.15; printf 'two pieces\\n' >&2"
+	var stderr syncBuffer
+	run([]string{"run", "--color", "never", "--", "sh", "-c", script}, strings.NewReader(""), io.Discard, &stderr, func(string) string { return "" })
+	if got := stderr.String(); !strings.Contains(got, "a line written in two pieces\n") {
+		t.Errorf("a hint split the child's line:\n%s", got)
+	}
+}

@@ -95,7 +95,7 @@ func (c *runCmd) Run(e *env) error {
 		name string
 		r    *os.File
 		w    io.Writer
-	}{{"stdout", outR, e.stdout}, {"stderr", errR, stderr}} {
+	}{{"stdout", outR, e.stdout}, {"stderr", errR, stderr.child()}} {
 		in := l.open(p.name, allCores(), diagnose.SourceOptions{Known: known, Group: "command"})
 		copiers.Add(1)
 		go func() {
@@ -130,7 +130,9 @@ wait:
 	outR.Close()
 	errR.Close()
 	if _, err := l.finish(); err != nil {
-		return err
+		// tailfix's own output failed (a full disk, a closed terminal):
+		// the child's status is still the one to exit with.
+		e.log.Error().Err(err).Msg("writing the findings failed")
 	}
 	return childStatus(cmd, werr)
 }
@@ -166,10 +168,30 @@ func childStatus(cmd *exec.Cmd, werr error) error {
 	return nil
 }
 
-// lockedWriter serializes writes from the child's stderr and from hints.
+// lockedWriter serializes writes from the child's stderr and from hints,
+// and keeps hints between whole lines of the child's output.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	midLine bool // the child's last write did not end its line
+}
+
+// hintWait bounds how long a hint waits for the child to end a line: a
+// progress bar redrawn with carriage returns never does.
+const hintWait = 200 * time.Millisecond
+
+// child is the writer of the child's own bytes.
+func (l *lockedWriter) child() io.Writer { return childWriter{l} }
+
+type childWriter struct{ l *lockedWriter }
+
+func (c childWriter) Write(p []byte) (int, error) {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if len(p) > 0 {
+		c.l.midLine = p[len(p)-1] != '\n'
+	}
+	return c.l.w.Write(p)
 }
 
 // Fd is the descriptor of the writer underneath, so that colour and width
@@ -181,8 +203,17 @@ func (l *lockedWriter) Fd() uintptr {
 	return ^uintptr(0)
 }
 
+// Write writes a hint or a message of tailfix's own once the child's
+// current line has ended, or after hintWait.
 func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	deadline := time.Now().Add(hintWait)
+	for {
+		l.mu.Lock()
+		if !l.midLine || !time.Now().Before(deadline) {
+			defer l.mu.Unlock()
+			return l.w.Write(p)
+		}
+		l.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
 }
