@@ -86,7 +86,14 @@ func copyAndMatch(e *env, in *diagnose.Source, mu *sync.Mutex, stopped *bool) er
 					if !errors.Is(werr, syscall.EPIPE) {
 						return fmt.Errorf("write stdout: %w", werr)
 					}
-					out = nil // the reader went away; keep diagnosing
+					// The reader went away (`| head -c 100`): like cat,
+					// stop reading; what was read is still diagnosed.
+					mu.Lock()
+					if !*stopped {
+						in.Write(buf[:n])
+					}
+					mu.Unlock()
+					return nil
 				}
 			}
 			mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/tailfix/tailfix/diagnose"
@@ -30,10 +31,18 @@ func (c *scanCmd) Run(e *env) error {
 		}
 	}
 	p := e.printer(e.stdout)
+	reports := sess.Reports()
 	var all []*diagnose.Finding
-	for _, r := range sess.Reports() {
+	for _, r := range reports {
 		all = append(all, r.Findings...)
+	}
+	for _, r := range reports {
 		if err := p.Report(r.Findings, summary(r)); err != nil {
+			if errors.Is(err, syscall.EPIPE) {
+				// The reader went away (`| head`): the status is still
+				// what was found.
+				return e.verdict(all)
+			}
 			return err
 		}
 	}
