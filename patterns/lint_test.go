@@ -23,7 +23,7 @@ func TestLint(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := tt.rec
 			r.ID, r.Origin = "t/r", "x.yaml"
-			p, err := index([]*Record{&r})
+			p, err := index([]*Record{&r}, true)
 			if err != nil {
 				t.Fatal(err)
 			}

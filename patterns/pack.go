@@ -79,7 +79,7 @@ func Builtin() (*Pack, error) {
 	if genErr != nil {
 		return nil, genErr
 	}
-	return index(append(hand.Records, gen...))
+	return index(append(hand.Records, gen...), true)
 }
 
 // Curated returns only the hand-written records embedded in the binary.
@@ -134,7 +134,14 @@ func Load(fsys fs.FS, prefix string) (*Pack, error) {
 		}
 		recs = append(recs, parsed[i]...)
 	}
-	return NewPack(recs)
+	for _, r := range recs {
+		if err := r.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	// related: and follows: may name records of the pack these join (a
+	// user's record pointing at a built-in one): they are checked there.
+	return index(recs, false)
 }
 
 // maxPackFileBytes bounds one pattern file: a pack of thousands of
@@ -155,42 +162,54 @@ func parseFile(fsys fs.FS, name, display string) ([]*Record, error) {
 	return ParseYAML(display, data)
 }
 
-// NewPack validates records and indexes them by id.
+// NewPack validates records and indexes them by id. The pack is whole:
+// every id its records name is one of them.
 func NewPack(recs []*Record) (*Pack, error) {
 	for _, r := range recs {
 		if err := r.Validate(); err != nil {
 			return nil, err
 		}
 	}
-	return index(recs)
+	return index(recs, true)
 }
 
-// index checks that ids are unique and related ids exist, and indexes the
-// records by id.
-func index(recs []*Record) (*Pack, error) {
+// index checks that ids are unique and, when whole, that the ids records
+// name (related, follows) exist; it indexes the records by id.
+func index(recs []*Record, whole bool) (*Pack, error) {
 	p := &Pack{Records: recs, byID: make(map[string]*Record, len(recs))}
 	for _, r := range recs {
 		if prev, dup := p.byID[r.ID]; dup {
-			return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "id",
-				Err: fmt.Errorf("duplicate id, first defined in %s", prev.Origin)}
+			return nil, &RecordError{File: r.Origin, Line: r.Line, ID: r.ID, Field: "id",
+				Err: fmt.Errorf("duplicate id, first defined in %s", prev.place())}
 		}
 		p.byID[r.ID] = r
+	}
+	if !whole {
+		return p, nil
 	}
 	for _, r := range recs {
 		for _, id := range r.Related {
 			if p.byID[id] == nil {
-				return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "related",
+				return nil, &RecordError{File: r.Origin, Line: r.Line, ID: r.ID, Field: "related",
 					Err: fmt.Errorf("unknown id %q", id)}
 			}
 		}
 		for _, id := range r.Follows {
 			if p.byID[id] == nil || id == r.ID {
-				return nil, &RecordError{File: r.Origin, ID: r.ID, Field: "follows",
+				return nil, &RecordError{File: r.Origin, Line: r.Line, ID: r.ID, Field: "follows",
 					Err: fmt.Errorf("unknown id %q", id)}
 			}
 		}
 	}
 	return p, nil
+}
+
+// place is where the record is written: its file, and line when known.
+func (r *Record) place() string {
+	if r.Line > 0 {
+		return fmt.Sprintf("%s:%d", r.Origin, r.Line)
+	}
+	return r.Origin
 }
 
 // Lookup returns the record with the given id, or nil.
@@ -213,7 +232,7 @@ func (p *Pack) With(extra *Pack) (*Pack, error) {
 			recs = append(recs, r)
 		}
 	}
-	return index(append(recs, extra.Records...))
+	return index(append(recs, extra.Records...), true)
 }
 
 var goTypeRE = regexp.MustCompile(` in type [\w.*\[\]]+`)
@@ -281,7 +300,7 @@ func (r *Record) textSize() int {
 // Validate checks one record on its own; NewPack also checks ids across records.
 func (r *Record) Validate() error {
 	fail := func(field string, err error) error {
-		return &RecordError{File: r.Origin, ID: r.ID, Field: field, Err: err}
+		return &RecordError{File: r.Origin, Line: r.Line, ID: r.ID, Field: field, Err: err}
 	}
 	switch {
 	case r.ID == "":
@@ -329,27 +348,102 @@ func (r *Record) Validate() error {
 	return nil
 }
 
-// ParseYAML parses a YAML list of records. name is used in errors and Origin.
+// ParseYAML parses YAML records: a list of them, or several such lists
+// in documents separated by `---`. name is used in errors and Origin; each
+// record keeps the line it starts on.
 func ParseYAML(name string, data []byte) ([]*Record, error) {
 	// The whole file strictly in one pass; only when that fails is each
 	// record decoded on its own, to name the record and field at fault.
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var fast []*Record
-	if err := dec.Decode(&fast); (err == nil || errors.Is(err, io.EOF)) && !slices.Contains(fast, nil) {
-		for _, r := range fast {
-			r.Origin = name
-			fillNeedles(r)
+	for {
+		var doc []*Record
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		return fast, nil
+		if err != nil || slices.Contains(doc, nil) {
+			return parseYAMLSlowly(name, data)
+		}
+		fast = append(fast, doc...)
 	}
-	var nodes []yaml.Node
-	if err := yaml.Unmarshal(data, &nodes); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	lines := itemLines(data)
+	if len(lines) != len(fast) {
+		nodes, err := yamlItems(name, data)
+		if err != nil {
+			return nil, err
+		}
+		lines = lines[:0]
+		for _, n := range nodes {
+			lines = append(lines, n.Line)
+		}
+	}
+	for i, r := range fast {
+		r.Origin, r.Line = name, lines[i]
+		fillNeedles(r)
+	}
+	return fast, nil
+}
+
+// itemLines finds, without parsing, the lines where the records of a pack
+// written as block lists at the margin start (`- id: …`). In any other
+// layout the count disagrees with the records decoded, and the caller
+// asks the YAML parser instead.
+func itemLines(data []byte) []int {
+	var lines []int
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(line) > 0 && line[0] == '-' && (len(line) == 1 || line[1] == ' ' || line[1] == '\r') {
+			lines = append(lines, n)
+		}
+	}
+	return lines
+}
+
+// yamlItems parses every document of data as a list and returns its
+// items, each with the line it starts on.
+func yamlItems(name string, data []byte) ([]*yaml.Node, error) {
+	var items []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return items, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		list := &doc
+		if list.Kind == yaml.DocumentNode && len(list.Content) == 1 {
+			list = list.Content[0]
+		}
+		switch {
+		case list.Kind == yaml.SequenceNode:
+			items = append(items, list.Content...)
+		case list.Kind == yaml.ScalarNode && list.Tag == "!!null":
+			// An empty document.
+		default:
+			return nil, &RecordError{File: name, Line: list.Line, Err: errors.New("want a list of records")}
+		}
+	}
+}
+
+// parseYAMLSlowly decodes each record on its own, to name the record,
+// line and field at fault.
+func parseYAMLSlowly(name string, data []byte) ([]*Record, error) {
+	nodes, err := yamlItems(name, data)
+	if err != nil {
+		return nil, err
 	}
 	recs := make([]*Record, 0, len(nodes))
-	for i := range nodes {
-		n := &nodes[i]
+	for _, n := range nodes {
 		id := nodeField(n, "id")
 		// Decode each record strictly, so a misspelt field is an error
 		// that names the record, not a silently missing remedy.
@@ -363,7 +457,7 @@ func ParseYAML(name string, data []byte) ([]*Record, error) {
 		if err := dec.Decode(r); err != nil {
 			return nil, &RecordError{File: name, Line: n.Line, ID: id, Err: cleanYAMLError(err)}
 		}
-		r.Origin = name
+		r.Origin, r.Line = name, n.Line
 		fillNeedles(r)
 		recs = append(recs, r)
 	}

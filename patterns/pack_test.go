@@ -2,7 +2,10 @@ package patterns
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,7 +36,10 @@ func TestParseYAMLErrorsNameFileRecordAndField(t *testing.T) {
 			[]string{`record "t/x"`, `invalid severity "bad"`, "info, warning, error, fatal"}},
 		{"bad role", "- id: t/x\n  title: x\n  severity: error\n  role: cuase\n  match: {message: abcd}\n  tests: {match: [abcd]}\n",
 			[]string{`record "t/x"`, `invalid role "cuase"`}},
-		{"not a list", "id: t/x\n", []string{"p.yaml", "cannot unmarshal"}},
+		{"not a list", "id: t/x\n", []string{"p.yaml:1", "want a list of records"}},
+		{"second document not a list", goodRecord + "---\nid: t/x\n", []string{"p.yaml:8", "want a list of records"}},
+		{"unknown field in the second document", goodRecord + "---\n- id: t/x\n  title: x\n  severity: error\n  match: {message: abcd}\n  tests: {match: [abcd]}\n  cuase: typo\n",
+			[]string{"p.yaml:8", `record "t/x"`, "field cuase not found"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,9 +144,107 @@ func TestLoadDuplicateAndRelated(t *testing.T) {
 	if _, err := Load(dup, "dir"); err == nil || !strings.Contains(err.Error(), "duplicate id, first defined in dir/a/one.yaml") {
 		t.Errorf("duplicate ids: got %v", err)
 	}
-	rel := fstest.MapFS{"a/one.yaml": {Data: []byte(goodRecord + "  related: [t/missing]\n")}}
-	if _, err := Load(rel, "dir"); err == nil || !strings.Contains(err.Error(), `related: unknown id "t/missing"`) {
-		t.Errorf("unknown related id: got %v", err)
+	// related: and follows: are checked once the records join the pack
+	// they are loaded into; they may name its records.
+	builtin, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{"related", "follows"} {
+		rel := fstest.MapFS{"a/one.yaml": {Data: []byte(goodRecord + "  " + field + ": [t/missing]\n")}}
+		extra, err := Load(rel, "dir")
+		if err != nil {
+			t.Fatalf("%s: a record naming another pack's id does not load: %v", field, err)
+		}
+		if _, err := builtin.With(extra); err == nil || !strings.Contains(err.Error(), `dir/a/one.yaml:2: record "t/one": `+field+`: unknown id "t/missing"`) {
+			t.Errorf("%s: unknown id: got %v", field, err)
+		}
+		known := fstest.MapFS{"a/one.yaml": {Data: []byte(goodRecord + "  " + field + ": [torch/cuda-oom]\n")}}
+		if extra, err = Load(known, "dir"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := builtin.With(extra); err != nil {
+			t.Errorf("%s: naming a built-in record: %v", field, err)
+		}
+	}
+}
+
+// Every record of a file written as several YAML documents is read, and
+// every error names the line its record starts on, however the file is
+// laid out.
+func TestParseYAMLDocumentsAndLines(t *testing.T) {
+	const rec = "- id: t/%s\n  title: x\n  severity: error\n  match: {message: %s}\n  tests: {match: [abcd]}\n"
+	tests := []struct {
+		name      string
+		yaml      string
+		wantIDs   []string
+		wantLines []int
+	}{
+		{"one list", "# c\n" + fmt.Sprintf(rec, "a", "abcd") + fmt.Sprintf(rec, "b", "abcd"), []string{"t/a", "t/b"}, []int{2, 7}},
+		{"two documents", fmt.Sprintf(rec, "a", "abcd") + "---\n" + fmt.Sprintf(rec, "b", "abcd"), []string{"t/a", "t/b"}, []int{1, 7}},
+		{"document markers and an empty document", "---\n" + fmt.Sprintf(rec, "a", "abcd") + "...\n---\n---\n" + fmt.Sprintf(rec, "b", "abcd"), []string{"t/a", "t/b"}, []int{2, 10}},
+		{"indented list", strings.ReplaceAll("\n"+fmt.Sprintf(rec, "a", "abcd"), "\n", "\n  ")[1:], []string{"t/a"}, []int{1}},
+		{"flow list", "[{id: t/a, title: x, severity: error, match: {message: abcd}, tests: {match: [abcd]}},\n {id: t/b, title: x, severity: error, match: {message: abcd}, tests: {match: [abcd]}}]\n",
+			[]string{"t/a", "t/b"}, []int{1, 2}},
+		{"a block scalar holding a dash line", "- id: t/a\n  title: x\n  severity: error\n  cause: |\n    - not an item\n  match: {message: abcd}\n  tests: {match: [abcd]}\n" + fmt.Sprintf(rec, "b", "abcd"),
+			[]string{"t/a", "t/b"}, []int{1, 8}},
+		{"CRLF", strings.ReplaceAll(fmt.Sprintf(rec, "a", "abcd")+fmt.Sprintf(rec, "b", "abcd"), "\n", "\r\n"), []string{"t/a", "t/b"}, []int{1, 6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs, err := ParseYAML("p.yaml", []byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			var lines []int
+			for _, r := range recs {
+				ids, lines = append(ids, r.ID), append(lines, r.Line)
+			}
+			if !slices.Equal(ids, tt.wantIDs) || !slices.Equal(lines, tt.wantLines) {
+				t.Errorf("records %q on lines %v, want %q on %v", ids, lines, tt.wantIDs, tt.wantLines)
+			}
+		})
+	}
+	// A record that parses but is invalid is named by its line.
+	bad := fmt.Sprintf(rec, "a", "abcd") + "---\n" + fmt.Sprintf(rec, "b", "ab")
+	_, err := Load(fstest.MapFS{"p.yaml": {Data: []byte(bad)}}, "dir")
+	if err == nil || !strings.HasPrefix(err.Error(), `dir/p.yaml:7: record "t/b": match.message:`) {
+		t.Errorf("invalid record in the second document: got %v", err)
+	}
+	dup := fmt.Sprintf(rec, "a", "abcd") + fmt.Sprintf(rec, "a", "abcd")
+	_, err = Load(fstest.MapFS{"p.yaml": {Data: []byte(dup)}}, "dir")
+	if err == nil || !strings.Contains(err.Error(), `dir/p.yaml:6: record "t/a": id: duplicate id, first defined in dir/p.yaml:1`) {
+		t.Errorf("duplicate id: got %v", err)
+	}
+}
+
+// The quick way to find where records start agrees with the YAML parser on
+// every built-in file.
+func TestItemLinesAgreeWithTheParser(t *testing.T) {
+	err := fs.WalkDir(builtin, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(name) != ".yaml" {
+			return err
+		}
+		data, err := fs.ReadFile(builtin, name)
+		if err != nil {
+			return err
+		}
+		nodes, err := yamlItems(name, data)
+		if err != nil {
+			return err
+		}
+		var want []int
+		for _, n := range nodes {
+			want = append(want, n.Line)
+		}
+		if got := itemLines(data); !slices.Equal(got, want) {
+			t.Errorf("%s: records start on %v, the parser says %v", name, got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -331,6 +435,22 @@ func TestEscapedNewline(t *testing.T) {
 	for _, tt := range tests {
 		if got := escapedNewline(tt.re); got != tt.want {
 			t.Errorf("escapedNewline(%q) = %v, want %v", tt.re, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkBuiltin(b *testing.B) {
+	for b.Loop() {
+		if _, err := Builtin(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCurated(b *testing.B) {
+	for b.Loop() {
+		if _, err := Curated(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -120,6 +120,8 @@ type Record struct {
 
 	// Origin names the file the record was loaded from.
 	Origin string `yaml:"-" json:"origin"`
+	// Line is the line of Origin the record starts on; 0 when unknown.
+	Line int `yaml:"-" json:"-"`
 	// Gen is set for a record generated from sglang's source rather than
 	// written by hand.
 	// A pack patterns learn writes carries it too: learned records are
