@@ -36,6 +36,9 @@ type jsonFinding struct {
 	// takes such a view back (see the README's live modes).
 	Provisional bool `json:"provisional,omitempty"`
 	Withdrawn   bool `json:"withdrawn,omitempty"`
+	// Final marks the live modes' closing record of a finding: what scan
+	// says of it, counts and all.
+	Final bool `json:"final,omitempty"`
 }
 
 type jsonSpan struct {

@@ -525,13 +525,23 @@ func (p *Printer) Record(r *patterns.Record) error {
 }
 
 // Brief writes one line per finding and the summary line: what the live
-// modes print at the end, after the full hints went by. JSON writes nothing:
-// every finding was already written as it appeared.
+// modes print at the end, after the full hints went by. JSON writes every
+// finding again, marked final, with its final counts: the errors were
+// written as they appeared, warnings and notes only here.
 func (p *Printer) Brief(findings []*diagnose.Finding, sum Summary) error {
-	if p.opt.Format == JSON {
-		return nil
-	}
 	bw := bufio.NewWriter(p.w)
+	if p.opt.Format == JSON {
+		// The live modes' last word: every finding, with its final
+		// counts, after the views written as they came.
+		for _, f := range findings {
+			j := toJSON(f)
+			j.Final = true
+			if err := encodeJSON(bw, j); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	}
 	sum.Sources = safeAll(sum.Sources)
 	for _, f := range findings {
 		f = safeFinding(f)

@@ -58,10 +58,12 @@ func (l *live) finish() ([]*diagnose.Finding, error) {
 	for _, r := range reports {
 		all = append(all, r.Findings...)
 	}
-	if len(all) == 0 || l.json {
-		return all, nil // JSON: every finding was written as it came
+	if len(all) == 0 {
+		return all, nil
 	}
-	l.w.Write([]byte{'\n'})
+	if !l.json {
+		l.w.Write([]byte{'\n'})
+	}
 	for _, r := range reports {
 		if len(r.Findings) == 0 {
 			continue
