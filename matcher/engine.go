@@ -124,18 +124,24 @@ type event struct {
 	traceback bool
 	native    string // class of a C++ exception that ended the process, or "native"
 	// Traceback structure.
-	afterFrame bool   // the last line was a `File "…"` frame: a source line may follow
-	lastFrame  string // the last frame seen, for a traceback cut before its end
-	ownFrame   string // the last frame seen in sglang's own code
-	msgOpen    bool   // the last exception's message may go on over further lines
-	msgBlank   bool   // a blank line came after the exception line
-	msgLines   int
-	pending    int  // tracebacks opened in this event whose exception line is still to come
-	upFrames   bool // frames came after the exception line: a traceback upside down
-	upsideDown bool // its head came last
-	group      int  // group of the next exception line
-	hits       []hit
-	excs       []exc
+	afterFrame bool // the last line was a `File "…"` frame: a source line may follow
+	// frameIndent is the indentation of the traceback's first `File "…"`
+	// frame, 0 when unknown or none: its exception line is less indented.
+	frameIndent int
+	// benignFrames are records of harmless exceptions whose frame the
+	// traceback holds.
+	benignFrames []int32
+	lastFrame    string // the last frame seen, for a traceback cut before its end
+	ownFrame     string // the last frame seen in sglang's own code
+	msgOpen      bool   // the last exception's message may go on over further lines
+	msgBlank     bool   // a blank line came after the exception line
+	msgLines     int
+	pending      int  // tracebacks opened in this event whose exception line is still to come
+	upFrames     bool // frames came after the exception line: a traceback upside down
+	upsideDown   bool // its head came last
+	group        int  // group of the next exception line
+	hits         []hit
+	excs         []exc
 }
 
 // Engine assembles the lines of one input into events and reports each

@@ -39,6 +39,12 @@ const testPack = `
   match: {regex: '^Ignore import error when loading sglang\.'}
   tags: [benign]
   tests: {match: ["Ignore import error when loading sglang.srt.models.x: No module named 'y'"]}
+- id: t/benign-tracker
+  title: tracker forgot a segment twice
+  severity: info
+  match: {exception: KeyError, frame: 'multiprocessing/resource_tracker\.py", line \d+, in main', regex: "'/mp-"}
+  tags: [benign]
+  tests: {match: ['  File "/usr/lib/python3.10/multiprocessing/resource_tracker.py", line 209, in main']}
 `
 
 func testMatcher(t testing.TB) *Matcher {

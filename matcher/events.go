@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tailfix/tailfix/patterns"
@@ -390,7 +391,9 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		ev.state, ev.traceback = stThread, true
 	case headless && !isExc:
 		ev.state, ev.traceback, ev.afterFrame = stFrames, true, true
-		ev.noteFrame(bytes.TrimLeft(msg, " \t"))
+		t := bytes.TrimLeft(msg, " \t")
+		ev.frameIndent = len(msg) - len(t)
+		ev.noteFrame(t)
 	case isExc:
 		e.addExc(ev, trimQuote(msg))
 		if !ln.Record {
@@ -645,6 +648,19 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	if ev.kind == kindGroup {
 		return e.groupLine(ev, msg, indented, blank)
 	}
+	if indented {
+		t := bytes.TrimLeft(msg, " \t")
+		switch margin := len(msg) - len(t); {
+		case bytes.HasPrefix(t, framePrefix):
+			if ev.frameIndent == 0 {
+				ev.frameIndent = margin
+			}
+		case margin < ev.frameIndent && endsTraceback(t):
+			// Less indented than the frames: the exception line of a
+			// traceback pasted with a margin on every line.
+			msg, indented = t, false
+		}
+	}
 	switch {
 	case blank:
 		return msg, true
@@ -875,6 +891,12 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	}
 	ev.lines++
 	for _, o := range owners {
+		if o >= 0 && e.m.pats[o].benign && e.m.pats[o].frame != nil && e.m.pats[o].confirm(view) &&
+			!slices.Contains(ev.benignFrames, o) {
+			// Raised where a harmless exception is: the traceback is no
+			// finding if its exception is that one.
+			ev.benignFrames = append(ev.benignFrames, o)
+		}
 		if o < 0 || e.m.pats[o].benign || e.m.pats[o].quiet {
 			continue
 		}
@@ -953,6 +975,14 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	for _, x := range ev.excs {
 		if x.group == g {
 			excs = append(excs, x)
+		}
+	}
+	for _, b := range ev.benignFrames {
+		// The exception the traceback ended with is the harmless one,
+		// raised where it always is: no finding. One raised while it was
+		// handled is another matter.
+		if len(excs) > 0 && frameException(&e.m.pats[b], excs[len(excs)-1:]) != nil {
+			return o, false
 		}
 	}
 	inGroup := func(h *hit) bool {

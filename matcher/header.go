@@ -196,8 +196,14 @@ func (h *headerLearner) propose(rest []byte, l *Line) int {
 	if len(l.Header.Time) > 0 || len(l.Header.Ranks) > 0 {
 		return -1 // sglang's own header: ParseLine knows it
 	}
-	if len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' {
-		return -1 // an indented line continues something; no header starts with a blank
+	if len(rest) == 0 {
+		return -1
+	}
+	if rest[0] == ' ' || rest[0] == '\t' {
+		// An indented line continues something, unless what follows
+		// the blanks starts a record or a traceback: the margin of a
+		// log pasted into a list item or a notebook's output.
+		return h.proposeMargin(rest)
 	}
 	n := contentStart(rest)
 	if n < 0 {
@@ -217,6 +223,35 @@ func (h *headerLearner) propose(rest []byte, l *Line) int {
 	if h.prop.n < 2 || h.prop.b[h.prop.n-1] != ' ' {
 		return -1
 	}
+	h.proposing, h.carried, h.missed = true, 1, 0
+	return n
+}
+
+// maxMargin bounds the blanks a pasted log's margin may span.
+const maxMargin = 16
+
+// proposeMargin proposes the blanks before a line's content as a header
+// when the content is what only ever starts a line: a record with a time
+// ("[2026-07-21 19:49:50] …", "INFO 2026-…") or a traceback's head. The
+// frames and messages of a traceback are indented anyway; a margin shows
+// on the lines that never are.
+func (h *headerLearner) proposeMargin(rest []byte) int {
+	n := 0
+	for n < len(rest) && n <= maxMargin && (rest[n] == ' ' || rest[n] == '\t') {
+		n++
+	}
+	if n > maxMargin || n == len(rest) {
+		return -1
+	}
+	body := rest[n:]
+	if !bytes.HasPrefix(body, tracebackHead) {
+		var l Line
+		parseRecord(&l, body)
+		if !l.Record || len(l.Header.Time) == 0 {
+			return -1
+		}
+	}
+	h.prop.of(rest[:n])
 	h.proposing, h.carried, h.missed = true, 1, 0
 	return n
 }

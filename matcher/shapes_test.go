@@ -277,6 +277,58 @@ func TestEngineShapes(t *testing.T) {
 			want: `t/wrapper 1-2 rank="" exc="" msg="Transfer thread failed because of x. Prefill instance with bootstrap_port=8998 is dead."` + "\n",
 		},
 		{
+			name: "a log pasted with a margin on every line (a list item, a notebook's output)",
+			log: "  [2026-07-21 19:49:50] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"    File \"/x/scheduler.py\", line 2706, in run_scheduler_process\n" +
+				"      scheduler.event_loop_normal()\n" +
+				"      ~~~~~~~~~~~~~~~~~~~~~~~~~~~^^\n" +
+				"    File \"/x/hook.py\", line 134, in validate\n" +
+				"      raise ValueError(\n" +
+				"      ...<2 lines>...\n" +
+				"      )\n" +
+				"  ValueError: cannot schedule prefill in phase=running_decode\n" +
+				"  \n" +
+				"  [2026-07-21 19:49:50] Received sigquit from a child process. It usually means the child failed.\n",
+			want: `unknown/traceback 1-9 rank="" exc="ValueError" msg="cannot schedule prefill in phase=running_decode"` + "\n" +
+				`t/sigquit 11-11 rank="" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n",
+		},
+		{
+			name: "an excerpt that starts inside a traceback pasted with a margin: the exception is less indented than the frames",
+			log: "    File \"/x/sdpa_attention.py\", line 91, in sdpa_attention_forward\n" +
+				"      attn_output = attn_output.transpose(1, 2).contiguous()\n" +
+				"  torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 42.00 MiB.\n" +
+				"  \n",
+			want: `t/oom 1-3 rank="" exc="torch.OutOfMemoryError" msg="CUDA out of memory. Tried to allocate 42.00 MiB."` + "\n",
+		},
+		{
+			name: "a harmless exception raised where it always is: no finding",
+			log: "Traceback (most recent call last):\n" +
+				"  File \"/usr/lib/python3.11/multiprocessing/resource_tracker.py\", line 239, in main\n" +
+				"    cache[rtype].remove(name)\n" +
+				"KeyError: '/mp-dv7az532'\n",
+			want: "",
+		},
+		{
+			name: "the same frame with another exception is a finding",
+			log: "Traceback (most recent call last):\n" +
+				"  File \"/usr/lib/python3.11/multiprocessing/resource_tracker.py\", line 239, in main\n" +
+				"    cache[rtype].remove(name)\n" +
+				"KeyError: 'shm'\n",
+			want: `unknown/traceback 1-4 rank="" exc="KeyError" msg="'shm'"` + "\n",
+		},
+		{
+			name: "an error raised while a harmless one was handled is a finding",
+			log: "Traceback (most recent call last):\n" +
+				"  File \"/usr/lib/python3.11/multiprocessing/resource_tracker.py\", line 239, in main\n" +
+				"    cache[rtype].remove(name)\n" +
+				"KeyError: '/mp-dv7az532'\n" +
+				"\nDuring handling of the above exception, another exception occurred:\n\n" +
+				"Traceback (most recent call last):\n" +
+				"  File \"/x/a.py\", line 1, in f\n" +
+				"RuntimeError: CUDA error: out of memory\n",
+			want: `t/oom 1-10 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
 			name: "trap words stay quiet",
 			log: "[2026-11-29 10:15:20 TP0] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +
 				"[2026-11-29 10:15:20 TP0] Disable CUDA graph for this batch size\n" +
