@@ -122,6 +122,7 @@ type Source struct {
 	// Guarded by s.mu.
 	corr    *correlator
 	cfg     matcher.Config // the configuration the log gave, or known
+	command matcher.Config // the latest launch command the log showed
 	cfgLine int64
 	lines   int64
 	prov    []provisional   // shown events that are still open
@@ -146,6 +147,15 @@ func (s *Session) Add(name string, opt SourceOptions) *Source {
 	if opt.Known != nil {
 		src.eng.KnowConfig(opt.Known)
 	}
+	src.eng.ReadCommands(func(text string) matcher.Config {
+		c := logCommand(text)
+		if c != nil {
+			s.mu.Lock()
+			src.command = c
+			s.mu.Unlock()
+		}
+		return c
+	})
 	s.sources = append(s.sources, src)
 	return src
 }
@@ -472,6 +482,9 @@ func merged(g []*Source) []*Finding {
 			}
 			c := *f
 			c.Ranks = slices.Clone(f.Ranks)
+			if in.command != nil {
+				c.Config = orCommand(c.Config, in.command)
+			}
 			first[f.key] = &c
 			out = append(out, &c)
 		}
@@ -546,4 +559,43 @@ func together(a, b *Source) bool {
 		}
 	}
 	return false
+}
+
+// orCommand gives a finding whose event began before any configuration
+// was known the launch command the log showed later: a job report after
+// the crash ("line 7: 2502678 Killed   python3 -m sglang.launch_server
+// …"), or a paste that ends with the command.
+func orCommand(c, command matcher.Config) matcher.Config {
+	if c == nil {
+		return withSides(command)
+	}
+	if _, ok := c.Lookup("model_path"); ok {
+		return c // the server's own configuration
+	}
+	return orConfig{c, withSides(command)}
+}
+
+// orConfig answers from its first configuration, or else its second.
+type orConfig struct{ first, second matcher.Config }
+
+func (c orConfig) Lookup(name string) (any, bool) {
+	if v, ok := c.first.Lookup(name); ok {
+		return v, true
+	}
+	return c.second.Lookup(name)
+}
+
+// logCommand reads a launch command a log shows (a pasted prompt, a
+// script's trace, a shell's job report) as the server's configuration. A
+// text that is not one, or that sets no flag, gives nil.
+func logCommand(text string) matcher.Config {
+	table, err := patterns.Flags()
+	if err != nil {
+		return nil
+	}
+	c, err := launch.ParseText(text, "launch command in the log", table)
+	if err != nil || c == nil || len(c.Args) == 0 {
+		return nil
+	}
+	return c
 }

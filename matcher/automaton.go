@@ -36,6 +36,7 @@ const (
 	markConfig                       // sglang's server_args=ServerArgs(…) line
 	markWord                         // a word that may say something went wrong: "failed", "NaN", a 5xx status
 	markMemory                       // one of sglang's start-up memory lines: "avail mem=…", "K size: …", "max_total_num_tokens=…"
+	markCommand                      // a command that may start sglang: "python -m sglang.launch_server …", "sglang serve …"
 )
 
 var markers = []struct {
@@ -62,6 +63,9 @@ var markers = []struct {
 	{"--- Logging error ---", markLogging},
 	{`File "`, markFrame},
 	{"server_args=ServerArgs(", markConfig},
+	{"sglang.launch_server ", markCommand},
+	{"sglang serve ", markCommand},
+	{"launch_server.py ", markCommand},
 	{"avail mem=", markMemory},
 	{"K size: ", markMemory},
 	{"max_total_num_tokens=", markMemory},

@@ -172,6 +172,7 @@ type Engine struct {
 	prevConfig *pyrepr.ServerArgs // the configuration of the start before the latest
 	carried    bool               // the current line carried the learnt header
 	known      Config
+	cmd        commandReader // the launch command the input shows
 
 	// A line whose proposed records did not confirm may have been
 	// hard-wrapped: the next line is tried joined to it.
@@ -281,7 +282,7 @@ func (e *Engine) feed(block []byte) {
 func (e *Engine) feedLines(block []byte, cands []candidate) {
 	pos, ci := 0, 0
 	for pos < len(block) {
-		if len(e.evs) == 0 && e.wrapLine == 0 && !e.hdr.watching() {
+		if len(e.evs) == 0 && e.wrapLine == 0 && !e.hdr.watching() && !e.cmd.open {
 			next := len(block)
 			if ci < len(cands) {
 				next = cands[ci].start

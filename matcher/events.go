@@ -91,8 +91,13 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 		e.json.fill(&ln)
 	}
 	e.failed = e.failed[:0]
+	if e.cmd.open {
+		e.cmd.next(ln.Msg)
+	}
 	for _, o := range owners {
 		switch {
+		case o < 0 && marker(o) == markCommand && !e.cmd.open:
+			e.cmd.start(ln.Msg)
 		case o < 0 && marker(o) == markConfig:
 			if text, ok := pyrepr.FindServerArgs(ln.Msg); ok {
 				if e.config != nil {
@@ -436,6 +441,8 @@ func (e *Engine) newEvent(ln *Line) *event {
 		ev.config = e.config
 	case e.known != nil:
 		ev.config = e.known
+	case e.cmd.cfg != nil:
+		ev.config = e.cmd.cfg
 	}
 	ev.mem = e.mem
 	ev.prev = nil
