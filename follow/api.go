@@ -20,8 +20,9 @@ type Chunk struct {
 	// Path names the file that holds Data: the path as it was matched (a
 	// path, or a glob's or a directory's match). Bytes drained from a file
 	// rotated away (renamed or deleted while its writer still writes to
-	// it) are not bytes of the new file at the path: their Path is the
-	// name the old file has now, such as "logs/server.log.1" or
+	// it) are not bytes of the new file at the path, except the rest of a
+	// line the path was in the middle of: their Path is the name the old
+	// file has now, such as "logs/server.log.1" or
 	// "logs/server.log (deleted)", or "PATH (rotated)" when that cannot
 	// be told. Such a Path's first chunk has Break set; its lines are
 	// counted from there, not from the start of that file.
@@ -61,4 +62,6 @@ type Options struct {
 	// Polling turns file events off, as when the system's inotify watches
 	// have run out.
 	Polling bool
+
+	keepIdle time.Duration // tests: how long a quiet file rotated away is kept
 }

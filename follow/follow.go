@@ -2,6 +2,7 @@ package follow
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -161,6 +162,7 @@ type file struct {
 	old   []*open // files rotated away, drained while they still grow
 	brk   bool    // the next data does not continue the previous
 	warns string  // the last warning, so that each is said once
+	seq   uint64  // chunks handed out under path, to tell whether any came between
 }
 
 // open is one opened file: an inode and how far it has been read.
@@ -174,6 +176,13 @@ type open struct {
 	// whether none has been yet.
 	name string
 	brk  bool
+	// partial is set while the last byte handed out is not a newline.
+	// A file rotated away in the middle of a line finishes that line
+	// under the path (join), unless the path handed out other bytes since
+	// (joinSeq): the writer completes a line in the file it holds open.
+	partial bool
+	join    bool
+	joinSeq uint64
 }
 
 type fileID struct{ dev, ino uint64 }
@@ -183,8 +192,13 @@ type fileID struct{ dev, ino uint64 }
 const tailKeep = 64
 
 // drainIdle is how long a file rotated away is still read after its last
-// data, once the new file has data of its own.
-const drainIdle = 5 * time.Second
+// data, once the new file has data of its own; keepIdle how long while
+// the new file has none, the writer perhaps still writing to the old one
+// (a crash it logs late must not be lost). Giving up on it is said.
+const (
+	drainIdle = 5 * time.Second
+	keepIdle  = 10 * time.Minute
+)
 
 // Close releases the open files and the watcher. Run does it when it
 // returns; Close is for a Follower that is not run after all. It always
@@ -376,6 +390,7 @@ func (f *Follower) retire(fl *file) {
 	o := fl.cur
 	f.read(fl, o)
 	o.name, o.brk = rotatedName(fl.path, o.f), true
+	o.join, o.joinSeq = o.partial, fl.seq
 	fl.old = append(fl.old, o)
 	fl.cur = nil
 }
@@ -458,20 +473,28 @@ func (f *Follower) recoverCopy(fl *file, o *open) {
 
 // drainOld reads files rotated away, and closes each once it has been
 // quiet for drainIdle and the file at the path has data of its own, or
-// quiet for long.
+// quiet for keepIdle, which is said.
 func (f *Follower) drainOld(fl *file) {
 	kept := fl.old[:0]
 	for _, o := range fl.old {
 		f.read(fl, o)
 		quiet := time.Since(o.last)
-		if quiet > drainIdle && fl.cur != nil && fl.cur.off > 0 || quiet > 6*drainIdle {
+		switch {
+		case quiet > drainIdle && fl.cur != nil && fl.cur.off > 0:
 			o.f.Close()
+			continue
+		case quiet > f.keepIdle():
+			o.f.Close()
+			f.opts.Warn(o.name, fmt.Errorf("stopped reading it: rotated away and nothing written to it for %v", f.keepIdle()))
 			continue
 		}
 		kept = append(kept, o)
 	}
 	fl.old = kept
 }
+
+// keepIdle is keepIdle, or what a test set instead.
+func (f *Follower) keepIdle() time.Duration { return cmp.Or(f.opts.keepIdle, keepIdle) }
 
 // read hands out what o holds past its offset, as bytes of the path or,
 // once o was rotated away, of its own name. It reads readSize at a time
@@ -488,8 +511,31 @@ func (f *Follower) read(fl *file, o *open) {
 			o.off += int64(n)
 			o.last = time.Now()
 			o.tail = keepTail(o.tail, f.buf[:n])
-			f.out(Chunk{Path: path, Data: f.buf[:n], Break: *brk, Restart: restart})
-			*brk = false
+			o.partial = f.buf[n-1] != '\n'
+			data := f.buf[:n]
+			if o.join {
+				// The rest of the line the path was in the middle of.
+				o.join = false
+				if fl.seq == o.joinSeq {
+					end := len(data)
+					if i := bytes.IndexByte(data, '\n'); i >= 0 {
+						end = i + 1
+					} else {
+						o.join = true
+					}
+					f.out(Chunk{Path: fl.path, Data: data[:end]})
+					fl.seq++
+					o.joinSeq = fl.seq
+					data = data[end:]
+				}
+			}
+			if len(data) > 0 {
+				f.out(Chunk{Path: path, Data: data, Break: *brk, Restart: restart})
+				*brk = false
+				if path == fl.path {
+					fl.seq++
+				}
+			}
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -74,5 +76,133 @@ func testRotationOurs(t *testing.T, impl string, polling bool) {
 				t.Errorf("%s: %s", sc.about, o.describe())
 			}
 		})
+	}
+}
+
+// Regression: rename rotations in the middle of a line. The writer keeps
+// its file open, finishes the line there after the follower has seen the
+// rename, and only then opens the new file: every line arrives whole,
+// once, in order, none split at the rotation or joined across it.
+func TestRotationHalfWrittenLines(t *testing.T) {
+	for _, tc := range []struct {
+		polling   bool
+		rotations int
+		pause     time.Duration // for the follower to see each step
+	}{
+		{polling: false, rotations: 150, pause: 15 * time.Millisecond},
+		{polling: true, rotations: 25, pause: 70 * time.Millisecond},
+	} {
+		t.Run(fmt.Sprintf("polling=%v", tc.polling), func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			path := filepath.Join(t.TempDir(), "server.log")
+			if err := os.WriteFile(path, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			k := 2 * tc.rotations
+			c := newCollector(k)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- oursTail(tc.polling)(ctx, path, false, c.add) }()
+			time.Sleep(settleTime)
+			w, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n := 1; n <= k; n += 2 {
+				mustWrite(t, w, seqLine(n))
+				line := seqLine(n + 1)
+				mustWrite(t, w, line[:len(line)/2])
+				time.Sleep(tc.pause)
+				if err := os.Rename(path, path+".1"); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(tc.pause)
+				mustWrite(t, w, line[len(line)/2:])
+				w.Close()
+				if w, err = os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Close()
+			waitFor(drainTimeout, func() bool { return c.hasAll(k) })
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			data, _ := c.snapshot()
+			if r := check(data, k); !r.ok() {
+				t.Errorf("%d rotations in the middle of a line: %s", tc.rotations, r.summary("ours", "half-written"))
+			}
+		})
+	}
+}
+
+func mustWrite(t *testing.T, w *os.File, b []byte) {
+	t.Helper()
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A file rotated away while the new one stays empty is still read long
+// after it went quiet: its writer may log a crash later. Once given up,
+// that is said.
+func TestRotatedAwayFileKeptWhileTheNewOneIsEmpty(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "server.log")
+	w, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var mu sync.Mutex
+	var got strings.Builder
+	var warned []string
+	opts := Options{Poll: 20 * time.Millisecond, keepIdle: 1500 * time.Millisecond, Warn: func(p string, err error) {
+		mu.Lock()
+		warned = append(warned, p+": "+err.Error())
+		mu.Unlock()
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(ctx, []string{path}, opts, func(c Chunk) {
+			mu.Lock()
+			got.Write(c.Data)
+			mu.Unlock()
+		})
+	}()
+	time.Sleep(settleTime)
+	mustWrite(t, w, []byte("starting\n"))
+	if err := os.Rename(path, path+".1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o644); err != nil { // the new, empty file
+		t.Fatal(err)
+	}
+	time.Sleep(6 * 20 * time.Millisecond) // quiet for longer than drainIdle was in polls
+	mustWrite(t, w, []byte("torch.OutOfMemoryError: CUDA out of memory.\n"))
+	seen := waitFor(time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(got.String(), "CUDA out of memory")
+	})
+	given := waitFor(3*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(warned) > 0
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Error("the late line of the file rotated away was not read")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !given || !strings.Contains(warned[0], "server.log.1: stopped reading it: rotated away and nothing written to it for 1.5s") {
+		t.Errorf("giving up is not said: %q", warned)
 	}
 }
