@@ -121,6 +121,9 @@ type pattern struct {
 	// benign is set for a record of a line known to be harmless: it
 	// explains the line, and is no finding.
 	benign bool
+	// fallback is set for a generic record that yields to any other
+	// hand-written record of the same line.
+	fallback bool
 	// quiet is set for a generated record below warning level (a warning
 	// only older releases print): it explains its line, so that the line
 	// is no unknown error, but is no finding, and leaves the line to any
@@ -268,6 +271,7 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 		p := &m.pats[i]
 		p.rec, p.gen, p.diffusion = rec, rec.Gen != nil, rec.Diffusion()
 		p.benign = rec.Benign()
+		p.fallback = rec.HasTag(patterns.TagFallback)
 		p.quiet = p.gen && rec.Severity < patterns.SeverityWarning
 		if rec.Match.Frame != "" {
 			fr, err := regexp.Compile(rec.Match.Frame)

@@ -239,3 +239,32 @@ func TestEngineConfirmsEachOwnerOnce(t *testing.T) {
 		t.Fatalf("open events %d, want one with one hit", len(e.evs))
 	}
 }
+
+// A generic record tagged fallback yields to a specific one of the same
+// line, whichever the pack lists first; alone, it is the finding.
+func TestFallbackYieldsToSpecificRecords(t *testing.T) {
+	const pack = `
+- id: t/any-module
+  title: any module
+  severity: error
+  match: {regex: "^(?:[\\w.]*Error: )?No module named '(?P<module>\\w+)'"}
+  tags: [fallback]
+  tests: {match: ["ModuleNotFoundError: No module named 'x'"]}
+- id: t/vllm
+  title: vllm
+  severity: error
+  match: {regex: "No module named 'vllm'"}
+  tests: {match: ["ModuleNotFoundError: No module named 'vllm'"]}
+`
+	m := compileYAML(t, pack)
+	tests := []struct{ log, want string }{
+		{"ModuleNotFoundError: No module named 'vllm'\n", "t/vllm"},
+		{"ModuleNotFoundError: No module named 'gguf'\n", "t/any-module"},
+	}
+	for _, tt := range tests {
+		got := occurrences(t, m, tt.log, 0)
+		if len(got) != 1 || got[0].ID != tt.want {
+			t.Errorf("%q: got %s, want %s", tt.log, brief(got), tt.want)
+		}
+	}
+}

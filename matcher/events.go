@@ -1141,7 +1141,8 @@ func rootExc(excs []exc) (exc, bool) {
 func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 	// rank orders records: hand-written before generated; a cause before
 	// a symptom, which only passes an error on, and a symptom before a
-	// wrapper, which only carries one.
+	// wrapper, which only carries one; of two otherwise alike, the
+	// specific one before a generic fallback.
 	rank := func(h *hit) int {
 		p := &e.m.pats[h.pat]
 		r := 0
@@ -1153,6 +1154,10 @@ func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 			r++
 		case patterns.RoleWrapper:
 			r += 2
+		}
+		r *= 2
+		if p.fallback {
+			r++
 		}
 		return r
 	}

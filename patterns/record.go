@@ -134,6 +134,12 @@ type Record struct {
 // is no finding.
 const TagBenign = "benign"
 
+// TagFallback marks a generic record of a family whose specific records
+// say more (any missing Python module, against the missing vllm or
+// sgl_kernel): on a line another hand-written record also explains, that
+// one is the finding.
+const TagFallback = "fallback"
+
 // TagDownstream marks a record of a line printed where requests are
 // answered, such as a router finding no healthy worker or an HTTP 500
 // response: it follows from the servers' own failure, and yields to any
