@@ -51,8 +51,11 @@ type Follower struct {
 	order    []string // paths in the order they were found
 	w        *fsnotify.Watcher
 	dirs     map[string]bool // directories watched
-	buf      []byte
-	ran      bool
+	// dirPatterns are the patterns that name a directory: seen as one, or
+	// written with a trailing slash. One that is gone is waited for.
+	dirPatterns map[string]bool
+	buf         []byte
+	ran         bool
 }
 
 // readSize bounds one read, so that a large file read from its start is
@@ -82,7 +85,12 @@ func New(patterns []string, opts Options) (*Follower, error) {
 		}
 	}
 	f := &Follower{opts: opts, ctx: context.Background(), patterns: patterns, files: map[string]*file{},
-		buf: make([]byte, readSize), dirs: map[string]bool{}}
+		buf: make([]byte, readSize), dirs: map[string]bool{}, dirPatterns: map[string]bool{}}
+	for _, p := range patterns {
+		if strings.HasSuffix(p, "/") {
+			f.dirPatterns[p] = true
+		}
+	}
 	if !opts.Polling {
 		w, err := newWatcher()
 		if err != nil {
@@ -257,6 +265,7 @@ func (f *Follower) match(start bool) {
 		var paths []string
 		switch st, err := os.Stat(p); {
 		case err == nil && st.IsDir():
+			f.dirPatterns[p] = true
 			f.watch(p)
 			entries, _ := os.ReadDir(p)
 			for _, e := range entries {
@@ -272,6 +281,14 @@ func (f *Follower) match(start bool) {
 			paths, _ = filepath.Glob(p)
 			if start && len(paths) == 0 {
 				f.opts.Notice(p, fmt.Sprintf("no file matches %s yet; waiting", p))
+			}
+		case f.dirPatterns[p]:
+			// A followed directory that is gone: wait for it to come
+			// back, and watch it anew then. Its files say they are gone.
+			delete(f.dirs, p)
+			f.watch(filepath.Dir(p))
+			if start {
+				f.opts.Notice(p, fmt.Sprintf("waiting for %s to appear", p))
 			}
 		default:
 			f.watch(filepath.Dir(p))

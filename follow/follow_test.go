@@ -543,3 +543,48 @@ func TestFollowRefusesNamedPipes(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// Regression: a followed directory deleted and made again is waited for,
+// watched anew and followed as a directory, with no warning that it is
+// "not a regular file"; so is one named with a trailing slash before it
+// exists.
+func TestFollowedDirectoryRecreated(t *testing.T) {
+	for _, polling := range []bool{false, true} {
+		t.Run(fmt.Sprintf("polling=%v", polling), func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			base := t.TempDir()
+			dir, later := filepath.Join(base, "logs"), filepath.Join(base, "later")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			c := newChunkLog()
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				done <- Follow(ctx, []string{dir, later + "/"}, Options{Poll: 20 * time.Millisecond, Polling: polling, Warn: c.warn}, c.out)
+			}()
+			time.Sleep(100 * time.Millisecond)
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond) // several polls without it
+			for _, d := range []string{dir, later} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(d, "server.log"), []byte("back\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, d := range []string{dir, later} {
+				eventually(t, "the file in "+d, func() bool { return c.text(filepath.Join(d, "server.log")) == "back\n" })
+			}
+			time.Sleep(100 * time.Millisecond)
+			cancel()
+			<-done
+			if w := c.warnings(); strings.Contains(w, "not a regular file") {
+				t.Errorf("warnings:\n%s", w)
+			}
+		})
+	}
+}
