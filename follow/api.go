@@ -64,4 +64,5 @@ type Options struct {
 	Polling bool
 
 	keepIdle time.Duration // tests: how long a quiet file rotated away is kept
+	maxOpen  int           // tests: how many files are kept open
 }

@@ -48,14 +48,27 @@ type Follower struct {
 	out      func(Chunk)
 	patterns []string
 	files    map[string]*file
-	order    []string // paths in the order they were found
 	w        *fsnotify.Watcher
 	dirs     map[string]bool // directories watched
 	// dirPatterns are the patterns that name a directory: seen as one, or
 	// written with a trailing slash. One that is gone is waited for.
 	dirPatterns map[string]bool
-	buf         []byte
-	ran         bool
+	// listed is each directory's modification time when it was listed:
+	// one whose time has not changed since holds the same names. relist
+	// asks for every directory to be listed anyway.
+	listed map[string]time.Time
+	relist bool
+	// list is the followed files in the order they were found; each poll
+	// checks the busy ones and the next share of the rest from cursor on.
+	list   []*file
+	cursor int
+	ticks  int
+	// open is how many files are open, maxOpen how many may be: files
+	// beyond it are parked, closed with their place kept, the longest
+	// quiet first, and opened again when they change.
+	open, maxOpen int
+	buf           []byte
+	ran           bool
 }
 
 // readSize bounds one read, so that a large file read from its start is
@@ -85,12 +98,13 @@ func New(patterns []string, opts Options) (*Follower, error) {
 		}
 	}
 	f := &Follower{opts: opts, ctx: context.Background(), patterns: patterns, files: map[string]*file{},
-		buf: make([]byte, readSize), dirs: map[string]bool{}, dirPatterns: map[string]bool{}}
+		buf: make([]byte, readSize), dirs: map[string]bool{}, dirPatterns: map[string]bool{}, listed: map[string]time.Time{}}
 	for _, p := range patterns {
 		if strings.HasSuffix(p, "/") {
 			f.dirPatterns[p] = true
 		}
 	}
+	f.maxOpen = cmp.Or(opts.maxOpen, openBudget())
 	if !opts.Polling {
 		w, err := newWatcher()
 		if err != nil {
@@ -118,7 +132,7 @@ func (f *Follower) Run(ctx context.Context, out func(Chunk)) error {
 	defer f.Close()
 	f.ctx, f.out = ctx, out
 	f.match(false)
-	f.checkAll()
+	f.checkAll(true)
 
 	tick := time.NewTicker(f.opts.Poll)
 	defer tick.Stop()
@@ -144,11 +158,15 @@ func (f *Follower) Run(ctx context.Context, out func(Chunk)) error {
 			}
 			// An overflowed event queue loses events: check everything.
 			f.opts.Warn("", fmt.Errorf("file events: %w", err))
-			f.checkAll()
-		case <-tick.C:
+			f.relist = true
 			f.match(false)
-			f.checkAll()
+			f.checkAll(true)
+		case <-tick.C:
+			f.ticks++
+			f.match(false)
+			f.checkAll(false)
 		}
+		f.parkQuiet()
 		if f.w == nil && events != nil {
 			events, errs = nil, nil // fell back to polling
 		}
@@ -166,11 +184,12 @@ var (
 // file is one followed path and what is open of it.
 type file struct {
 	path  string
-	cur   *open   // the file now at path, or nil
-	old   []*open // files rotated away, drained while they still grow
-	brk   bool    // the next data does not continue the previous
-	warns string  // the last warning, so that each is said once
-	seq   uint64  // chunks handed out under path, to tell whether any came between
+	cur   *open     // the file now at path, or nil
+	old   []*open   // files rotated away, drained while they still grow
+	brk   bool      // the next data does not continue the previous
+	warns string    // the last warning, so that each is said once
+	seq   uint64    // chunks handed out under path, to tell whether any came between
+	seen  time.Time // when data was last handed out under path
 }
 
 // open is one opened file: an inode and how far it has been read.
@@ -217,12 +236,12 @@ func (f *Follower) Close() error {
 		f.w = nil
 	}
 	for _, fl := range f.files {
-		if fl.cur != nil {
-			fl.cur.f.Close()
-			fl.cur = nil
+		if fl.cur != nil && fl.cur.f != nil {
+			f.closeFile(fl.cur)
 		}
+		fl.cur = nil
 		for _, o := range fl.old {
-			o.f.Close()
+			f.closeFile(o)
 		}
 		fl.old = nil
 	}
@@ -267,6 +286,9 @@ func (f *Follower) match(start bool) {
 		case err == nil && st.IsDir():
 			f.dirPatterns[p] = true
 			f.watch(p)
+			if !start && !f.changed(p, st) {
+				continue
+			}
 			entries, _ := os.ReadDir(p)
 			for _, e := range entries {
 				if e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0 {
@@ -277,7 +299,13 @@ func (f *Follower) match(start bool) {
 				f.opts.Notice(p, fmt.Sprintf("no file in %s yet; waiting", p))
 			}
 		case hasMeta(p):
-			f.watch(filepath.Dir(p))
+			dir := filepath.Dir(p)
+			f.watch(dir)
+			if !start && !hasMeta(dir) {
+				if st, err := os.Stat(dir); err == nil && !f.changed(dir, st) {
+					continue
+				}
+			}
 			paths, _ = filepath.Glob(p)
 			if start && len(paths) == 0 {
 				f.opts.Notice(p, fmt.Sprintf("no file matches %s yet; waiting", p))
@@ -304,7 +332,7 @@ func (f *Follower) match(start bool) {
 			}
 			fl := &file{path: path}
 			f.files[path] = fl
-			f.order = append(f.order, path)
+			f.list = append(f.list, fl)
 			if start && !f.opts.FromStart {
 				f.openAtEnd(fl)
 			}
@@ -341,15 +369,69 @@ func (f *Follower) event(ev fsnotify.Event) {
 	}
 }
 
-func (f *Follower) checkAll() {
-	for _, path := range f.order {
-		f.check(f.files[path])
+// relistEvery is how many polls go by before every directory is listed
+// again whatever its modification time says (a name made in the same
+// clock tick as the listing leaves the time as it was).
+const relistEvery = 40
+
+// changed reports whether a directory may hold other names than when it
+// was last listed, and notes its time for the next call. A directory
+// changed within a second of its listing is listed again: names made in
+// that second may not show in its time.
+func (f *Follower) changed(dir string, st fs.FileInfo) bool {
+	mt := st.ModTime()
+	prev, ok := f.listed[dir]
+	if ok && prev.Equal(mt) && !f.relist && f.ticks%relistEvery != 0 && time.Since(mt) > time.Second {
+		return false
 	}
+	f.listed[dir] = mt
+	return true
+}
+
+// Files checked on each poll besides the busy ones: all of them when file
+// events are not available (up to pollShare), a share when they are,
+// since an event brings a changed file to be checked at once. A file no
+// event tells of (a writer in another mount namespace, a network file
+// system) is still read within len(list)/share polls.
+const (
+	eventShare = 200
+	pollShare  = 2000
+)
+
+// busyFor is how long after its last data a file is checked on every poll.
+const busyFor = 5 * time.Second
+
+// checkAll brings the followed files up to date: every one when all, else
+// the busy ones (recent data, files rotated away still being drained) and
+// the next share of the others.
+func (f *Follower) checkAll(all bool) {
+	n := len(f.list)
+	share := eventShare
+	if f.w == nil {
+		share = pollShare
+	}
+	if all || n <= share {
+		for _, fl := range f.list {
+			f.check(fl)
+		}
+		f.relist = false
+		return
+	}
+	from := f.cursor
+	f.cursor = (f.cursor + share) % n
+	inShare := func(i int) bool { return (i-from+n)%n < share }
+	for i, fl := range f.list {
+		if inShare(i) || len(fl.old) > 0 || time.Since(fl.seen) < busyFor {
+			f.check(fl)
+		}
+	}
+	f.relist = false
 }
 
 // openAtEnd opens a file found at the start, to read only what comes.
+// Beyond the budget of open files it is parked at once.
 func (f *Follower) openAtEnd(fl *file) {
-	o, err := openFile(fl.path)
+	o, err := f.openFile(fl.path)
 	if err != nil {
 		return // check will say why
 	}
@@ -358,6 +440,98 @@ func (f *Follower) openAtEnd(fl *file) {
 		o.tail = readTail(o.f, o.off, nil)
 	}
 	fl.cur, fl.brk = o, true
+	if f.open > f.maxOpen {
+		f.park(o)
+	}
+}
+
+// openBudget is how many files a follower keeps open: half of what the
+// process may open, at most maxOpenFiles.
+func openBudget() int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 256
+	}
+	return int(max(64, min(lim.Cur/2, maxOpenFiles)))
+}
+
+// maxOpenFiles bounds the files a follower keeps open whatever the limit.
+const maxOpenFiles = 4096
+
+// park closes a followed file to save its descriptor, keeping where it
+// was read to; it is opened again when the path changes.
+func (f *Follower) park(o *open) {
+	if o.f != nil {
+		f.closeFile(o)
+	}
+}
+
+// parkQuiet parks open files, the longest quiet first, until no more than
+// seven eighths of the budget are open, so that it runs seldom.
+func (f *Follower) parkQuiet() {
+	if f.open <= f.maxOpen {
+		return
+	}
+	var open []*file
+	for _, fl := range f.list {
+		if fl.cur != nil && fl.cur.f != nil {
+			open = append(open, fl)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].seen.Before(open[j].seen) })
+	for _, fl := range open {
+		if f.open <= f.maxOpen*7/8 {
+			return
+		}
+		f.park(fl.cur)
+	}
+}
+
+// unpark opens a parked file again to read what changed. If another file
+// is at the path now, the parked one is looked for under its new name in
+// the same directory (a rename rotation), to drain it; a parked file
+// deleted since is gone, and with it what was written to it after it was
+// parked.
+func (f *Follower) unpark(fl *file, st fs.FileInfo) error {
+	o := fl.cur
+	if st != nil && o.id == idOf(st) {
+		n, err := f.openFile(fl.path)
+		if err != nil {
+			return err
+		}
+		if n.id == o.id {
+			o.f = n.f
+			return nil
+		}
+		f.closeFile(n) // replaced between the stat and the open
+	}
+	if fh := f.findInode(filepath.Dir(fl.path), o.id); fh != nil {
+		o.f = fh
+		return nil
+	}
+	fl.cur = nil
+	return nil
+}
+
+// findInode opens the file of dir whose identity is id, or returns nil.
+func (f *Follower) findInode(dir string, id fileID) *os.File {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || idOf(info) != id {
+			continue
+		}
+		if o, err := f.openFile(filepath.Join(dir, e.Name())); err == nil {
+			if o.id == id {
+				return o.f
+			}
+			f.closeFile(o)
+		}
+	}
+	return nil
 }
 
 // check brings one followed path up to date: it drains files rotated away,
@@ -365,6 +539,21 @@ func (f *Follower) openAtEnd(fl *file) {
 func (f *Follower) check(fl *file) {
 	f.drainOld(fl)
 	st, err := os.Stat(fl.path)
+	if o := fl.cur; o != nil && o.f == nil {
+		// Parked: nothing to do while the file at the path is the same
+		// and as long as it was.
+		if err == nil && o.id == idOf(st) && st.Size() == o.off {
+			return
+		}
+		if err == nil {
+			err = f.unpark(fl, st)
+		} else if errors.Is(err, fs.ErrNotExist) {
+			f.unpark(fl, nil)
+		}
+		if fl.cur != nil && fl.cur.f == nil {
+			fl.cur = nil
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if fl.cur != nil {
@@ -384,7 +573,7 @@ func (f *Follower) check(fl *file) {
 		f.retire(fl)
 	}
 	if fl.cur == nil {
-		o, err := openFile(fl.path)
+		o, err := f.openFile(fl.path)
 		if err != nil {
 			f.warn(fl, err)
 			return
@@ -498,10 +687,10 @@ func (f *Follower) drainOld(fl *file) {
 		quiet := time.Since(o.last)
 		switch {
 		case quiet > drainIdle && fl.cur != nil && fl.cur.off > 0:
-			o.f.Close()
+			f.closeFile(o)
 			continue
 		case quiet > f.keepIdle():
-			o.f.Close()
+			f.closeFile(o)
 			f.opts.Warn(o.name, fmt.Errorf("stopped reading it: rotated away and nothing written to it for %v", f.keepIdle()))
 			continue
 		}
@@ -551,6 +740,7 @@ func (f *Follower) read(fl *file, o *open) {
 				*brk = false
 				if path == fl.path {
 					fl.seq++
+					fl.seen = o.last
 				}
 			}
 		}
@@ -581,6 +771,22 @@ func readTail(f *os.File, off int64, tail []byte) []byte {
 	tail = append(tail[:0], make([]byte, n)...)
 	m, _ := f.ReadAt(tail, off-n)
 	return tail[:m]
+}
+
+// openFile opens a followed file, and counts it.
+func (f *Follower) openFile(path string) (*open, error) {
+	o, err := openFile(path)
+	if err == nil {
+		f.open++
+	}
+	return o, err
+}
+
+// closeFile closes a file opened by openFile.
+func (f *Follower) closeFile(o *open) {
+	o.f.Close()
+	o.f = nil
+	f.open--
 }
 
 // openFile opens a followed file. O_NONBLOCK keeps a named pipe from

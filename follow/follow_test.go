@@ -588,3 +588,73 @@ func TestFollowedDirectoryRecreated(t *testing.T) {
 		})
 	}
 }
+
+// Beyond its budget of open files the follower parks the quiet ones,
+// closed with their place kept: what is written to any file is read, also
+// to a parked one renamed away before it was opened again, which is found
+// by its inode under its new name.
+func TestParkedFilesBeyondTheBudget(t *testing.T) {
+	for _, polling := range []bool{false, true} {
+		t.Run(fmt.Sprintf("polling=%v", polling), func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			dir := t.TempDir()
+			const n = 24
+			const last = n - 1 // parked from the start
+			name := func(i int) string { return filepath.Join(dir, fmt.Sprintf("s%02d.log", i)) }
+			for i := range n {
+				if err := os.WriteFile(name(i), []byte("old\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := newChunkLog()
+			// A glob: the name a rotation gives (".log.1") is not followed.
+			f, err := New([]string{filepath.Join(dir, "*.log")}, Options{Poll: 20 * time.Millisecond, Polling: polling, Warn: c.warn, maxOpen: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.open > 4 {
+				t.Errorf("%d files open at the start, budget 4", f.open)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- f.Run(ctx, c.out) }()
+			time.Sleep(100 * time.Millisecond)
+			// A parked file renamed away, written through the writer's
+			// descriptor, and a new file at its path.
+			w, err := os.OpenFile(name(last), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(name(last), name(last)+".1"); err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, w, []byte("late line of the old file\n"))
+			w.Close()
+			if err := os.WriteFile(name(last), []byte("new file\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for i := n - 2; i >= 0; i-- {
+				a, err := os.OpenFile(name(i), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mustWrite(t, a, []byte(fmt.Sprintf("line %d\n", i)))
+				a.Close()
+			}
+			for i := range n - 1 {
+				eventually(t, name(i), func() bool { return c.text(name(i)) == fmt.Sprintf("line %d\n", i) })
+			}
+			eventually(t, "the late line", func() bool {
+				return strings.Contains(c.text(name(last))+c.text(name(last)+".1"), "late line of the old file\n")
+			})
+			eventually(t, "the new file", func() bool { return strings.Contains(c.text(name(last)), "new file\n") })
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if w := c.warnings(); w != "" {
+				t.Errorf("warnings:\n%s", w)
+			}
+		})
+	}
+}
