@@ -165,6 +165,9 @@ func TestRemedyExampleLabel(t *testing.T) {
 		Fix: patterns.Fix{Steps: []string{"Free :{port|30000}"}, Before: "--port {port|30000}", After: "--port {port+10|30010}"}}
 	literal := &patterns.Record{ID: "t/lit", Title: "t", Severity: patterns.SeverityError,
 		Fix: patterns.Fix{Steps: []string{"s"}, Before: "--a 1", After: "--a 2"}}
+	partly := &patterns.Record{ID: "t/partly", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"s"}, Before: "--model-path {model_path|M} --mem-fraction-static 0.9",
+			After: "--model-path {model_path|M} --mem-fraction-static 0.8"}}
 	tests := []struct {
 		name    string
 		f       *diagnose.Finding
@@ -175,6 +178,10 @@ func TestRemedyExampleLabel(t *testing.T) {
 		{"the message's port", &diagnose.Finding{Record: rec, Line: 3, Captures: map[string]string{"port": "31000"}}, "--port 31010", "Free :31000", false},
 		{"no value of the user's", &diagnose.Finding{Record: rec, Line: 3}, "--port 30010", "Free :30000", true},
 		{"a literal example", &diagnose.Finding{Record: literal, Line: 3}, "--a 2", "s", true},
+		{"a literal value the server does not run with", &diagnose.Finding{Record: partly, Line: 3,
+			Config: mapConfig{"model_path": "/m", "mem_fraction_static": 0.7}}, "--model-path /m --mem-fraction-static 0.8", "s", true},
+		{"a literal value the server runs with", &diagnose.Finding{Record: partly, Line: 3,
+			Config: mapConfig{"model_path": "/m", "mem_fraction_static": 0.9}}, "--model-path /m --mem-fraction-static 0.8", "s", false},
 		{"a launch command's own flags", &diagnose.Finding{Record: literal, Captures: map[string]string{"before": "--a 1", "after": "--a 2"}}, "--a 2", "s", false},
 		{"argparse's rejection judged again", &diagnose.Finding{ID: "sglang/unrecognized-arguments", Record: literal, Line: 7,
 			Captures: map[string]string{"args": "--tp-szie 2 --enable_metrics"}}, "--tp-size 2 --enable-metrics", "s", false},

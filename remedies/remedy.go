@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/tailfix/tailfix/patterns"
@@ -63,6 +64,7 @@ func For(f *diagnose.Finding) Remedy {
 			// The log's own figures say this change would not help.
 			before, after = "", ""
 		}
+		ownBefore = ownBefore && !strangerFlags(r.Fix.Before, cfg)
 		example := (before != "" || after != "") && !(ownBefore && ownAfter) && !fromCheck(f)
 		if b, a, ok := rejudged(f); ok {
 			before, after, example = b, a, false
@@ -195,6 +197,56 @@ func rejudged(f *diagnose.Finding) (before, after string, ok bool) {
 		return "", "", false
 	}
 	return strings.Join(bs, " "), strings.Join(as, " "), true
+}
+
+// strangerFlags reports whether a before template writes a flag's value
+// as a literal that is not the server's own: the configuration knows the
+// flag and says another value. Such a before is an example, whatever its
+// placeholders.
+func strangerFlags(tmpl string, cfg Config) bool {
+	if cfg == nil || !strings.Contains(tmpl, "--") {
+		return false
+	}
+	table, err := patterns.Flags()
+	if err != nil {
+		return false
+	}
+	words := strings.Fields(tmpl)
+	for i, w := range words {
+		if !strings.HasPrefix(w, "--") {
+			continue
+		}
+		name, val, eq := strings.Cut(w, "=")
+		fl := table.Lookup(name)
+		if fl == nil || !fl.TakesValue() {
+			continue
+		}
+		if !eq && i+1 < len(words) {
+			val = words[i+1]
+		}
+		if val == "" || strings.HasPrefix(val, "-") || strings.Contains(val, "{") {
+			continue
+		}
+		if v, ok := cfg.Lookup(fl.Dest); ok && !sameValue(val, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameValue reports whether a flag's value as written is the value a
+// configuration holds: the same text, or the same number.
+func sameValue(lit string, v any) bool {
+	if v == nil {
+		return lit == "None"
+	}
+	s := fmt.Sprint(v)
+	if s == lit || strings.Trim(s, `'"`) == strings.Trim(lit, `'"`) {
+		return true
+	}
+	a, err1 := strconv.ParseFloat(lit, 64)
+	b, err2 := strconv.ParseFloat(s, 64)
+	return err1 == nil && err2 == nil && a == b
 }
 
 // fromCheck reports whether a finding comes from a launch command (tailfix
