@@ -574,8 +574,20 @@ func briefMeta(f *diagnose.Finding) string {
 
 // briefLine writes a finding on one line of text.
 func (p *Printer) briefLine(w io.Writer, f *diagnose.Finding) {
+	var head strings.Builder
 	if p.opt.Sources {
-		fmt.Fprintf(w, "%s ", p.source(f.Source))
+		fmt.Fprintf(&head, "%s ", p.source(f.Source))
 	}
-	fmt.Fprintf(w, "%s %s  %s\n", p.badge(f.Severity), f.Title, p.st.meta.Render(briefMeta(f)))
+	fmt.Fprintf(&head, "%s %s", p.badge(f.Severity), f.Title)
+	meta := briefMeta(f)
+	if ansi.StringWidth(head.String())+2+ansi.StringWidth(meta) <= p.opt.Width {
+		fmt.Fprintf(w, "%s  %s\n", head.String(), p.st.meta.Render(meta))
+		return
+	}
+	// Too long for one line: the facts go under the title, as in a hint,
+	// rather than wherever the terminal breaks the line.
+	fmt.Fprintf(w, "%s\n", head.String())
+	for _, l := range wrapWords(meta, p.opt.Width-len(indent)) {
+		fmt.Fprintf(w, "%s%s\n", indent, p.st.meta.Render(l))
+	}
 }
