@@ -8,6 +8,7 @@ require (
 	github.com/charmbracelet/x/ansi v0.8.0
 	github.com/coregx/ahocorasick v0.3.1
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/klauspost/compress v1.20.4
 	github.com/muesli/termenv v0.16.0
 	github.com/nxadm/tail v1.4.11
 	github.com/rogpeppe/go-internal v1.16.0

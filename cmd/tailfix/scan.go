@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/internal/logtext"
 	"github.com/tailfix/tailfix/remedies"
 )
 
 type scanCmd struct {
-	Files []string `arg:"" name:"FILE" help:"Log files to read; - reads stdin. Logs that belong together (a prefill and a decode server, the nodes of one job) are reported together, others each on its own."`
+	Files []string `arg:"" name:"FILE" help:"Log files to read, plain or compressed (gzip, zstd, bzip2); - reads stdin. Logs that belong together (a prefill and a decode server, the nodes of one job) are reported together, others each on its own."`
 }
 
 func (c *scanCmd) Run(e *env) error {
@@ -66,9 +67,17 @@ func scanOne(e *env, sess *diagnose.Session, name string) error {
 		}
 		r = f
 	}
+	text, err := logtext.Open(r)
+	if err != nil {
+		return fmt.Errorf("cannot scan %q: %w", name, err)
+	}
+	defer text.Close()
+	if text.Format != "" {
+		e.log.Debug().Str("file", name).Str("format", text.Format).Msg("decompressing")
+	}
 	start := time.Now()
 	src := sess.Add(name, diagnose.SourceOptions{})
-	err := src.Scan(r)
+	err = src.Scan(text)
 	e.log.Debug().Str("file", name).Dur("took", time.Since(start)).Msg("scanned")
 	if err != nil {
 		return fmt.Errorf("read %q after line %d: %w", name, src.Lines(), unwrapPath(err))
