@@ -51,12 +51,13 @@ var errFound = errors.New("findings at or above --fail-on")
 
 // cli is the whole command line.
 type cli struct {
-	Format   string   `help:"Output format: ${enum}." default:"text" enum:"text,json,markdown"`
-	Color    string   `help:"Colour the text output: ${enum}. auto colours a terminal unless NO_COLOR is set." default:"auto" enum:"auto,always,never"`
-	Patterns []string `help:"Also load the pattern records under DIR (YAML, or seed JSON with schemaVersion 2). A record replaces a built-in one with the same id. Repeatable." placeholder:"DIR" name:"patterns"`
-	FailOn   string   `help:"Exit with status 1 when a finding is at or above this severity: ${enum}." default:"error" enum:"info,warning,error,fatal,never" name:"fail-on"`
-	LogLevel string   `help:"Level of tailfix's own diagnostics on stderr: ${enum}." default:"warn" enum:"debug,info,warn,error" name:"log-level"`
-	Output   string   `help:"Write findings to FILE instead of the terminal (stdout for scan, follow, check and explain; stderr for the pipe and run, whose stdout is the server's own output)." placeholder:"FILE"`
+	Format      string           `help:"Output format: ${enum}." default:"text" enum:"text,json,markdown"`
+	Color       string           `help:"Colour the text output: ${enum}. auto colours a terminal unless NO_COLOR is set." default:"auto" enum:"auto,always,never"`
+	Patterns    []string         `help:"Also load the pattern records under DIR (YAML, or seed JSON with schemaVersion 2). A record replaces a built-in one with the same id. Repeatable." placeholder:"DIR" name:"patterns"`
+	FailOn      string           `help:"Exit with status 1 when a finding is at or above this severity: ${enum}." default:"error" enum:"info,warning,error,fatal,never" name:"fail-on"`
+	LogLevel    string           `help:"Level of tailfix's own diagnostics on stderr: ${enum}." default:"warn" enum:"debug,info,warn,error" name:"log-level"`
+	Output      string           `help:"Write findings to FILE instead of the terminal (stdout for scan, follow, check and explain; stderr for the pipe and run, whose stdout is the server's own output)." placeholder:"FILE"`
+	ShowVersion kong.VersionFlag `name:"version" short:"V" help:"Print tailfix's version and exit."`
 
 	Pipe    pipeCmd     `cmd:"" default:"1" help:"Read a log on stdin, pass it to stdout unchanged, and print hints on stderr as problems appear."`
 	Scan    scanCmd     `cmd:"" help:"Report what went wrong in saved logs, root cause first."`
@@ -114,6 +115,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitCode(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": "tailfix " + buildVersion()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "tailfix: error: %s\n", remedies.Safe(err.Error()))
@@ -122,7 +124,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	ctx, err := parser.Parse(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "tailfix: error: %s\n", remedies.Safe(lowerFirst(err.Error())))
-		fmt.Fprintf(stderr, "tailfix: hint: run 'tailfix --help' for usage\n")
+		fmt.Fprintf(stderr, "tailfix: hint: %s\n", remedies.Safe(usageHint(args)))
 		return exitUsageErr
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, patternDirs: c.Patterns, colorFlag: c.Color, getenv: getenv}
@@ -305,6 +307,30 @@ func (e *env) verdict(findings []*diagnose.Finding) error {
 		}
 	}
 	return nil
+}
+
+// usageHint is what to say after a command line kong rejected: what the
+// user most likely meant, or where the usage is.
+func usageHint(args []string) string {
+	var words []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+			words = append(words, a)
+		}
+	}
+	switch {
+	case len(args) > 1 && args[0] == "--":
+		return "to run a server under tailfix: tailfix run -- " + strings.Join(args[1:], " ")
+	case len(words) > 0 && isFile(words[0]):
+		return "to diagnose a saved log: tailfix scan " + strings.Join(words, " ")
+	}
+	return "run 'tailfix --help' for usage"
+}
+
+// isFile reports whether name is a file that exists.
+func isFile(name string) bool {
+	st, err := os.Stat(name)
+	return err == nil && !st.IsDir()
 }
 
 type versionCmd struct{}
