@@ -193,7 +193,7 @@ func (c *correlator) has(k string) bool { return c.byKey[k] != nil }
 func newFinding(o matcher.Occurrence, k string, src int) *Finding {
 	f := &Finding{
 		ID: o.ID, Record: o.Record,
-		Exception: o.Exception, Message: o.Message, Captures: o.Captures,
+		Exception: o.Exception, Message: o.Message, Captures: o.LoadCaptures(),
 		Source: o.Source, Line: o.Line, EndLine: o.EndLine,
 		Count: 1, FirstSeen: o.Time, LastSeen: o.Time,
 		RootCause: true, Partial: o.Partial, Config: o.Config, Frame: o.Frame, OwnFrame: o.OwnFrame,
@@ -233,7 +233,7 @@ func (f *Finding) merge(o *matcher.Occurrence) {
 		f.Config = o.Config // both sides' flags say more than one side's
 	}
 	if o.Line < f.Line {
-		f.Exception, f.Message, f.Captures = o.Exception, o.Message, o.Captures
+		f.Exception, f.Message, f.Captures = o.Exception, o.Message, o.LoadCaptures()
 		f.Line, f.EndLine, f.Partial, f.Frame, f.OwnFrame = o.Line, o.EndLine, o.Partial, o.Frame, o.OwnFrame
 		if !isPair(f.Config) {
 			f.Config = o.Config

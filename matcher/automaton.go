@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -112,6 +113,7 @@ type pattern struct {
 	// re is Match.Regex, compiled when first needed: the generated pack has
 	// thousands, and most are never proposed.
 	re   *regexp.Regexp
+	alts []*regexp.Regexp // the branches of re when it is an alternation
 	once sync.Once
 	gen  bool // generated from sglang's source, not written by hand
 	// diffusion is set for a generated record of sglang's diffusion
@@ -141,8 +143,37 @@ func (p *pattern) regexp() *regexp.Regexp {
 		if p.re == nil {
 			p.re, _ = regexp.Compile(p.rec.Match.Regex)
 		}
+		if p.re != nil {
+			p.alts = branches(p.rec.Match.Regex)
+		}
 	})
 	return p.re
+}
+
+// branches compiles each branch of a regex that is an alternation at its
+// top ("A|B|C") as a regex of its own, or returns nil. Go's regexp skips
+// ahead to a literal prefix, but an alternation has none, so the whole
+// regex is tried at every position of a line; each branch alone starts
+// with its literal and is found at once. A line matches the regex when it
+// matches one of its branches.
+func branches(expr string) []*regexp.Regexp {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	if re.Op != syntax.OpAlternate || len(re.Sub) > 32 {
+		return nil
+	}
+	out := make([]*regexp.Regexp, 0, len(re.Sub))
+	for _, sub := range re.Sub {
+		b, err := regexp.Compile(sub.String())
+		if err != nil {
+			return nil
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // confirm reports whether the pattern matches a normalized message.
@@ -154,7 +185,18 @@ func (p *pattern) confirm(msg []byte) bool {
 		return bytes.Contains(msg, p.lit)
 	}
 	re := p.regexp()
-	return re != nil && re.Match(msg)
+	if re == nil {
+		return false
+	}
+	if p.alts != nil {
+		for _, b := range p.alts {
+			if b.Match(msg) {
+				return true
+			}
+		}
+		return false
+	}
+	return re.Match(msg)
 }
 
 // captures returns the named groups of the pattern's regex in msg.

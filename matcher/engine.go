@@ -31,8 +31,12 @@ type Occurrence struct {
 	Exception string
 	// Message is the key line's message, without header and escapes.
 	Message string
-	// Captures holds the named groups of the record's regex.
+	// Captures holds the named groups of the record's regex, once
+	// LoadCaptures has worked them out (or whoever made the occurrence
+	// set them).
 	Captures map[string]string
+	capPat   *pattern // the record whose regex LoadCaptures runs, on capMsg
+	capMsg   string
 	// Source names the input; Line and EndLine are 1-based.
 	Source        string
 	Line, EndLine int64
@@ -323,3 +327,15 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 }
 
 var newline = []byte{'\n'}
+
+// LoadCaptures returns the named groups of the record's regex in the key
+// line, worked out on first use: most occurrences of an error repeated
+// many times only add to a finding that has its captures already, and
+// running the regex again for each is most of a flood's cost.
+func (o *Occurrence) LoadCaptures() map[string]string {
+	if o.Captures == nil && o.capPat != nil {
+		o.Captures = o.capPat.captures([]byte(o.capMsg))
+	}
+	o.capPat = nil
+	return o.Captures
+}

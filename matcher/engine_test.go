@@ -268,3 +268,60 @@ func TestFallbackYieldsToSpecificRecords(t *testing.T) {
 		}
 	}
 }
+
+// An occurrence's captures are the named groups of its record's regex in
+// the key line, worked out when asked for.
+func TestLoadCaptures(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/port
+  title: port
+  severity: error
+  match: {regex: 'bind to port (?P<port>\d+) on (?P<host>\S+)'}
+  tests: {match: ["bind to port 30000 on 0.0.0.0"]}
+`)
+	got := occurrences(t, m, "[2026-11-29 10:15:02] Failed to bind to port 31000 on 10.0.0.7: address in use\n", 0)
+	if len(got) != 1 {
+		t.Fatalf("got %s", brief(got))
+	}
+	o := got[0]
+	if o.Captures != nil {
+		t.Errorf("captures worked out before they were asked for: %v", o.Captures)
+	}
+	c := o.LoadCaptures()
+	if c["port"] != "31000" || c["host"] != "10.0.0.7:" {
+		t.Errorf("captures %v", c)
+	}
+	if c2 := o.LoadCaptures(); c2["port"] != "31000" {
+		t.Errorf("asked again: %v", c2)
+	}
+}
+
+// A regex confirmed branch by branch says what the whole regex says, on
+// every test line of every record of the built-in pack whose regex is an
+// alternation, and on each other record's lines too.
+func TestBranchesAgreeWithTheRegex(t *testing.T) {
+	m := builtinMatcher(t)
+	var lines []string
+	var withAlts []*pattern
+	for i := range m.pats {
+		p := &m.pats[i]
+		if p.gen || p.rec.Match.Regex == "" || p.lit != nil || p.frame != nil {
+			continue
+		}
+		lines = append(append(lines, p.rec.Tests.Match...), p.rec.Tests.NoMatch...)
+		if p.regexp(); p.alts != nil {
+			withAlts = append(withAlts, p)
+		}
+	}
+	if len(withAlts) < 50 {
+		t.Fatalf("only %d hand-written regexes are alternations", len(withAlts))
+	}
+	for _, p := range withAlts {
+		for _, l := range lines {
+			msg := Normalize(nil, []byte(l))
+			if got, want := p.confirm(msg), p.re.Match(msg); got != want {
+				t.Errorf("%s on %q: branches say %v, the regex %v", p.rec.ID, l, got, want)
+			}
+		}
+	}
+}

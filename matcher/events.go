@@ -1021,7 +1021,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 					continue
 				}
 				o.Record, o.ID, o.Exception, o.Message = p.rec, p.rec.ID, x.class, x.msg
-				o.Captures = p.captures([]byte(x.msg))
+				o.capPat, o.capMsg = p, x.msg
 				return o, ev.kind != kindLogError
 			}
 		}
@@ -1032,7 +1032,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		o.Record, o.ID = p.rec, p.rec.ID
 		if x := frameException(p, excs); x != nil {
 			o.Exception, o.Message = x.class, x.msg
-			o.Captures = p.captures([]byte(x.msg))
+			o.capPat, o.capMsg = p, x.msg
 		} else {
 			// A traceback cut before its exception: where it stopped is
 			// what the record knows.
@@ -1043,7 +1043,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	if best != nil {
 		p := &e.m.pats[best.pat]
 		o.Record, o.ID, o.Message = p.rec, p.rec.ID, best.msg
-		o.Captures = p.captures([]byte(best.msg))
+		o.capPat, o.capMsg = p, best.msg
 		for _, x := range excs {
 			if x.line == best.line && x.class != "" {
 				o.Exception, o.Message = x.class, x.msg
@@ -1064,7 +1064,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		// A generated wrapper ("Scheduler hit an exception: {e}") names
 		// nothing: the exception it carries is the finding, or the event
 		// is reported as if no record had matched.
-		o.Record, o.Captures, o.ID, o.Exception, o.Message = nil, nil, "", "", ""
+		o.Record, o.Captures, o.capPat, o.ID, o.Exception, o.Message = nil, nil, nil, "", "", ""
 	}
 	if root, ok := rootExc(excs); ok {
 		o.ID, o.Exception, o.Message = UnknownError, root.class, root.msg
