@@ -365,3 +365,32 @@ func TestLiveHintNamesTheFinalRole(t *testing.T) {
 		t.Fatalf("updates:\n%swant:\n%s", rec.String(), want)
 	}
 }
+
+// BenchmarkSessionScanFile diagnoses a log named by TAILFIX_BENCH_LOG the
+// way scan does (matcher, correlator, report); skipped without one.
+func BenchmarkSessionScanFile(b *testing.B) {
+	name := os.Getenv("TAILFIX_BENCH_LOG")
+	if name == "" {
+		b.Skip("TAILFIX_BENCH_LOG is not set")
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := builtinMatcher(b)
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		f, err := os.Open(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := New(m, Options{})
+		if err := s.Add(name, SourceOptions{}).Scan(f); err != nil {
+			b.Fatal(err)
+		}
+		s.Reports()
+		f.Close()
+	}
+}
