@@ -106,11 +106,15 @@ func (s *shape) prefixOf(t *shape) int {
 	switch {
 	case t.n >= s.n && s.n > 0 && bytes.Equal(t.b[:s.n], s.b[:s.n]):
 		return int(t.end[s.n-1])
-	case t.n == s.n-1 && t.n > 0 && s.b[s.n-1] == ' ' && bytes.Equal(t.b[:t.n], s.b[:t.n]):
+	case t.n == s.n-1 && t.n > 0 && isBlankByte(s.b[s.n-1]) && bytes.Equal(t.b[:t.n], s.b[:t.n]):
 		return int(t.end[t.n-1])
 	}
 	return -1
 }
+
+// isBlankByte reports whether c ends a header: a space, or the tab of a
+// tab-separated export ("time\tlabels\tline").
+func isBlankByte(c byte) bool { return c == ' ' || c == '\t' }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
@@ -220,7 +224,7 @@ func (h *headerLearner) propose(rest []byte, l *Line) int {
 		return -1
 	}
 	h.prop.of(rest[:n])
-	if h.prop.n < 2 || h.prop.b[h.prop.n-1] != ' ' {
+	if h.prop.n < 2 || !isBlankByte(h.prop.b[h.prop.n-1]) {
 		return -1
 	}
 	h.proposing, h.carried, h.missed = true, 1, 0
@@ -387,7 +391,7 @@ func contentStart(b []byte) int {
 	w := b[:min(len(b), maxHeader+len(tracebackHead))]
 	best := -1
 	take := func(i int) {
-		if i > 0 && i <= maxHeader && w[i-1] == ' ' && (best < 0 || i < best) {
+		if i > 0 && i <= maxHeader && isBlankByte(w[i-1]) && (best < 0 || i < best) {
 			best = i
 		}
 	}
@@ -401,19 +405,22 @@ func contentStart(b []byte) int {
 		for j > 0 && w[j-1] == ' ' {
 			j--
 		}
-		if j > 0 {
+		switch {
+		case j > 0 && w[j-1] == '\t':
+			take(j) // a tab ends the header; the spaces are the frame's
+		case j > 0:
 			take(j + 1)
 		}
 	}
-	if i := bytes.Index(w, []byte(" [20")); i >= 0 && len(w) > i+21 && isStamp(w[i+2:i+21]) {
-		take(i + 1)
+	if i := afterBlank(w, "[20"); i > 0 && len(w) > i+20 && isStamp(w[i+1:i+20]) {
+		take(i)
 	}
 	if i := excStart(w); i > 0 {
 		take(i)
 	}
-	if i := bytes.Index(w, []byte(" [rank")); i >= 0 {
-		if _, _, ok := cutTorchRank(w[i+1:]); ok {
-			take(i + 1)
+	if i := afterBlank(w, "[rank"); i > 0 {
+		if _, _, ok := cutTorchRank(w[i:]); ok {
+			take(i)
 		}
 	}
 	if i := bytes.Index(w, []byte(" usage: ")); i >= 0 && usageRE.Match(b[i+1:]) {
@@ -425,6 +432,22 @@ func contentStart(b []byte) int {
 	return best
 }
 
+// afterBlank returns where the first s that follows a space or a tab
+// starts in b, or -1.
+func afterBlank(b []byte, s string) int {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(s))
+		if i < 0 {
+			return -1
+		}
+		i += off
+		if i > 0 && isBlankByte(b[i-1]) {
+			return i
+		}
+		off = i + 1
+	}
+}
+
 // recordStart returns where, after a space in b's first maxHeader bytes,
 // a record header that parseRecord knows starts and states a level or a
 // time ("… 2026-04-05 16:47:59,431 - x - WARNING - …", "… ERROR 12-05
@@ -432,7 +455,7 @@ func contentStart(b []byte) int {
 func recordStart(b []byte) int {
 	var l Line
 	for i := 1; i < len(b) && i <= maxHeader; i++ {
-		if b[i-1] != ' ' {
+		if !isBlankByte(b[i-1]) {
 			continue
 		}
 		if !mayStartRecord(b[i:]) {
@@ -488,7 +511,7 @@ func excStart(b []byte) int {
 			for s > 0 && (isNameByte(b[s-1]) && b[s-1] != '-' && b[s-1] != '*') {
 				s--
 			}
-			if s > 0 && b[s-1] == ' ' && isLetter(b[s]) && bareException(b[s:]) {
+			if s > 0 && isBlankByte(b[s-1]) && isLetter(b[s]) && bareException(b[s:]) {
 				return s
 			}
 		}

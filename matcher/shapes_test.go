@@ -329,6 +329,16 @@ func TestEngineShapes(t *testing.T) {
 			want: `t/oom 1-10 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
 		},
 		{
+			name: "a tab-separated export: time, labels and the line, each header ending in a tab",
+			log: "2025-09-09T17:04:00.000Z\t{app=\"sglang\"}\t[2026-01-05 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"2025-09-09T17:04:00.000Z\t{app=\"sglang\"}\t  File \"/x/scheduler.py\", line 3, in run\n" +
+				"2025-09-09T17:04:00.000Z\t{app=\"sglang\"}\t    self.step()\n" +
+				"2025-09-09T17:04:00.000Z\t{app=\"sglang\"}\tValueError: bad step\n" +
+				"2025-09-09T17:04:01.000Z\t{app=\"sglang\"}\t[2026-01-05 10:00:01] Received sigquit from a child process. It usually means the child failed.\n",
+			want: `unknown/traceback 1-4 rank="TP0" exc="ValueError" msg="bad step"` + "\n" +
+				`t/sigquit 5-5 rank="" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n",
+		},
+		{
 			name: "trap words stay quiet",
 			log: "[2026-11-29 10:15:20 TP0] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +
 				"[2026-11-29 10:15:20 TP0] Disable CUDA graph for this batch size\n" +
