@@ -325,3 +325,37 @@ func TestBranchesAgreeWithTheRegex(t *testing.T) {
 		}
 	}
 }
+
+// An open event whose stream says nothing more is ended after a budget of
+// other lines, not at the end of the input, so later lines go back to the
+// fast path; a traceback waiting for its frames waits longer, as ranks'
+// tracebacks interleave.
+func TestQuietStreamsEndTheirEvents(t *testing.T) {
+	m := testMatcher(t)
+	healthy := strings.Repeat("[2026-11-29 10:15:03 TP0] Decode batch, #running-req: 3, token usage: 0.12\n", quietLines+10)
+	var got []Occurrence
+	e := m.NewEngine("x", func(o Occurrence) { got = append(got, o) })
+	e.Write([]byte("[rank4]:[E1129 10:15:02.104512039 ProcessGroupNCCL.cpp:616] [Rank 4] CUDA error: out of memory\n" + healthy))
+	if len(got) != 1 || got[0].ID != "t/oom" {
+		t.Fatalf("before the end of the input: %s", brief(got))
+	}
+	if n := len(e.evs); n != 0 {
+		t.Errorf("%d events still open", n)
+	}
+
+	got = nil
+	e = m.NewEngine("x", func(o Occurrence) { got = append(got, o) })
+	other := strings.Repeat("[rank1]:   File \"b.py\", line 2, in g\n", quietLines*3)
+	e.Write([]byte("[rank0]: Traceback (most recent call last):\n" + other +
+		"[rank0]:   File \"a.py\", line 1, in f\n[rank0]: RuntimeError: CUDA error: out of memory\n"))
+	e.Flush()
+	var found bool
+	for _, o := range got {
+		if o.ID == "t/oom" && o.Line == 1 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("a traceback whose lines are %d lines apart was split: %s", quietLines*3, brief(got))
+	}
+}

@@ -182,6 +182,7 @@ func (e *Engine) wrapped(ln *Line) int {
 
 // assemble runs a parsed line through its stream's open event, or opens one.
 func (e *Engine) assemble(ln *Line, owners []int32) {
+	e.closeQuiet()
 	if e.wrapLine != 0 && e.wrapLine == e.line-1 && !ln.Record && hasWord(ln.Msg) {
 		if e.unwrap(ln) {
 			return
@@ -206,6 +207,32 @@ func (e *Engine) assemble(ln *Line, owners []int32) {
 		return
 	}
 	e.open(ln, owners)
+}
+
+// Lines of other streams after which an open event whose own stream has
+// said nothing more is ended: a rank's lone error record amid healthy
+// lines, which would otherwise stay open to the end and keep every later
+// line off the fast path. A traceback still waiting for its frames or its
+// exception line waits longer: several ranks' tracebacks interleave.
+const (
+	quietLines      = 256
+	quietTraceLines = 4096
+)
+
+// closeQuiet ends the open events whose streams have been quiet for long.
+// It counts lines, not time, so what it ends does not depend on pacing.
+func (e *Engine) closeQuiet() {
+	for i := 0; i < len(e.evs); i++ {
+		ev := e.evs[i]
+		budget := int64(quietLines)
+		if ev.state != stRecord && ev.state != stAfterExc || ev.pending > 0 {
+			budget = quietTraceLines
+		}
+		if e.line-ev.end > budget {
+			e.closeEvent(i)
+			i--
+		}
+	}
 }
 
 // fail notes a hand-written record proposed for a line that did not
