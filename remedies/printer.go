@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -22,14 +23,17 @@ const (
 	Text Format = iota
 	JSON
 	Markdown
+	// Brief is one line per finding, as a compiler writes them:
+	// "file:line: severity id: message → fix".
+	Brief
 )
 
-var formatNames = []string{"text", "json", "markdown"}
+var formatNames = []string{"text", "json", "markdown", "brief"}
 
 // Formats lists the valid format names.
 func Formats() []string { return append([]string(nil), formatNames...) }
 
-// ParseFormat parses text, json or markdown.
+// ParseFormat parses text, json, markdown or brief.
 func ParseFormat(s string) (Format, error) {
 	for i, n := range formatNames {
 		if s == n {
@@ -86,10 +90,78 @@ func (p *Printer) Finding(f *diagnose.Finding) error {
 		}
 	case Markdown:
 		p.markdown(bw, safeFinding(f))
+	case Brief:
+		p.compilerLine(bw, safeFinding(f))
 	default:
 		p.text(bw, safeFinding(f))
 	}
 	return bw.Flush()
+}
+
+// compilerLine writes a finding as one line, the way compilers report:
+// where, how bad, which record, what it says, and the fix in short.
+func (p *Printer) compilerLine(w io.Writer, f *diagnose.Finding) {
+	src := f.Source
+	if src == "-" {
+		src = "stdin"
+	}
+	where := src
+	if f.Line > 0 {
+		where = fmt.Sprintf("%s:%d", src, f.Line)
+	}
+	msg := f.Message
+	if f.Exception != "" {
+		msg = f.Exception + ": " + msg
+	}
+	fmt.Fprintf(w, "%s: %s %s: %s", where, f.Severity, f.ID, clipWords(oneLine(msg), briefText))
+	if f.Count > 1 || len(f.Ranks) > 0 {
+		fmt.Fprintf(w, " (×%d", f.Count)
+		if len(f.Ranks) > 0 {
+			fmt.Fprintf(w, " on %s", FormatRanks(f.Ranks))
+		}
+		w.Write([]byte{')'})
+	}
+	if !f.RootCause && f.SymptomOf != "" {
+		fmt.Fprintf(w, " [symptom of %s]", f.SymptomOf)
+	} else if fix := shortFix(For(f)); fix != "" {
+		fmt.Fprintf(w, " → %s", clipWords(oneLine(fix), briefText))
+	}
+	w.Write([]byte{'\n'})
+}
+
+// shortFix is a remedy in a few words: the change in the server's own
+// flags when there is one, else the first step.
+func shortFix(r Remedy) string {
+	switch {
+	case r.After != "" && !r.Example:
+		return r.After
+	case len(r.Steps) > 0:
+		return r.Steps[0]
+	}
+	return ""
+}
+
+// briefText bounds the message and the fix on a brief line.
+const briefText = 160
+
+// clipWords cuts s to about n bytes at a space, marking the cut with "…".
+func clipWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], ' ')
+	if cut < n/2 {
+		cut = n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(s[:cut], " ,;:") + "…"
+}
+
+// oneLine folds the line breaks of a message into spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // Update writes what a live session says: a new finding, an open event
@@ -112,6 +184,8 @@ func (p *Printer) Update(u diagnose.Update) error {
 		}
 	case Markdown:
 		fmt.Fprintf(bw, "- withdrawn: **%s** at `%s`: the rest of its lines made it another finding\n", mdText(f.Title), mdCode(location(f)))
+	case Brief:
+		fmt.Fprintf(bw, "%s: withdrawn %s: the rest of its lines made it another finding\n", location(f), f.ID)
 	default:
 		if p.opt.Sources {
 			fmt.Fprintf(bw, "%s ", p.source(f.Source))
@@ -144,6 +218,8 @@ func (p *Printer) Report(findings []*diagnose.Finding, sum Summary) error {
 			continue
 		case Markdown:
 			p.markdown(bw, f)
+		case Brief:
+			p.compilerLine(bw, f)
 		default:
 			if f.Severity < patterns.SeverityError {
 				// Warnings and notes: one line each, after the errors.
@@ -545,12 +621,15 @@ func (p *Printer) Brief(findings []*diagnose.Finding, sum Summary) error {
 	sum.Sources = safeAll(sum.Sources)
 	for _, f := range findings {
 		f = safeFinding(f)
-		if p.opt.Format == Markdown {
+		switch p.opt.Format {
+		case Markdown:
 			line := briefMeta(f)
 			fmt.Fprintf(bw, "- **%s** %s: `%s`\n", strings.ToUpper(f.Severity.String()), mdText(f.Title), mdCode(line))
-			continue
+		case Brief:
+			p.compilerLine(bw, f)
+		default:
+			p.briefLine(bw, f)
 		}
-		p.briefLine(bw, f)
 	}
 	p.summary(bw, findings, sum)
 	return bw.Flush()

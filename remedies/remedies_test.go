@@ -218,3 +218,22 @@ func TestRaisedIn(t *testing.T) {
 		}
 	}
 }
+
+func TestClipWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"cut at a space, not in a word", 20, "cut at a space, not…"},
+		{"averyveryverylongwordwithoutspaces", 10, "averyveryv…"},
+		{"héllo wörld ünïcode", 9, "héllo…"},
+		{"ééééééé", 5, "éé…"},
+	}
+	for _, tt := range tests {
+		if got := clipWords(tt.in, tt.n); got != tt.want {
+			t.Errorf("clipWords(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func TestWritersNeverEmitControls(t *testing.T) {
 	warn := *f
 	warn.Severity = patterns.SeverityWarning
 	sum := Summary{Sources: []string{"src" + hostile}, Lines: 4}
-	for _, format := range []Format{Text, Markdown} {
+	for _, format := range []Format{Text, Markdown, Brief} {
 		for _, color := range []bool{false, true} {
 			var b bytes.Buffer
 			p := NewPrinter(&b, Options{Format: format, Color: color})

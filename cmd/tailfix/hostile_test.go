@@ -22,7 +22,7 @@ func TestHostileInputNeverReachesTheTerminal(t *testing.T) {
 	if err := os.WriteFile(name, []byte(log), 0o644); err != nil {
 		t.Skip("this file system does not take such a name:", err)
 	}
-	for _, format := range []string{"text", "markdown"} {
+	for _, format := range []string{"text", "markdown", "brief"} {
 		var stdout, stderr bytes.Buffer
 		run([]string{"scan", "--color", "never", "--format", format, name, filepath.Join(dir, "missing\x1b[2J.log")},
 			strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })

@@ -51,7 +51,8 @@ var errFound = errors.New("findings at or above --fail-on")
 
 // cli is the whole command line.
 type cli struct {
-	Format      string           `help:"Output format: ${enum}." default:"text" enum:"text,json,markdown"`
+	Format      string           `help:"Output format: ${enum}. brief is one line per finding, as a compiler reports: file:line: severity id: message → fix." default:"text" enum:"text,json,markdown,brief"`
+	Brief       bool             `help:"The same as --format brief."`
 	Color       string           `help:"Colour the text output: ${enum}. auto colours a terminal unless NO_COLOR is set." default:"auto" enum:"auto,always,never"`
 	Patterns    []string         `help:"Also load the pattern records under DIR (YAML, or seed JSON with schemaVersion 2). A record replaces a built-in one with the same id. Repeatable." placeholder:"DIR" name:"patterns"`
 	FailOn      string           `help:"Exit with status 1 when a finding is at or above this severity: ${enum}." default:"error" enum:"info,warning,error,fatal,never" name:"fail-on"`
@@ -129,6 +130,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, patternDirs: c.Patterns, colorFlag: c.Color, getenv: getenv}
 	e.format, _ = remedies.ParseFormat(c.Format) // kong checked the enum
+	if c.Brief {
+		e.format = remedies.Brief
+	}
 	if c.Output != "" {
 		f, err := os.Create(c.Output)
 		if err != nil {
