@@ -47,9 +47,12 @@ func waitExit(t *testing.T, code <-chan int, want int, stuck string) {
 }
 
 // waitFor polls until cond holds or a few seconds pass.
+// The deadline is far above what any of these waits takes (milliseconds):
+// under go test -race with every package running at once on two cores, a
+// follower's goroutines can be starved for seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+	for deadline := time.Now().Add(20 * time.Second); !cond(); {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
