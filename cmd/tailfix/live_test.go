@@ -41,15 +41,15 @@ func waitExit(t *testing.T, code <-chan int, want int, stuck string) {
 		if c != want {
 			t.Errorf("exit status %d, want %d", c, want)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(20 * time.Second):
 		t.Fatal(stuck)
 	}
 }
 
-// waitFor polls until cond holds or a few seconds pass.
-// The deadline is far above what any of these waits takes (milliseconds):
-// under go test -race with every package running at once on two cores, a
-// follower's goroutines can be starved for seconds.
+// waitFor polls until cond holds or 20 seconds pass. The deadline is far
+// above what any of these waits takes (milliseconds): under go test -race
+// with every package running at once on two cores, a follower's goroutines
+// can be starved for seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); !cond(); {
