@@ -488,10 +488,11 @@ func (f *Follower) parkQuiet() {
 }
 
 // unpark opens a parked file again to read what changed. If another file
-// is at the path now, the parked one is looked for under its new name in
-// the same directory (a rename rotation), to drain it; a parked file
-// deleted since is gone, and with it what was written to it after it was
-// parked.
+// is at the path now (st nil: none), the parked one is looked for under
+// its new name in the same directory (a rename rotation), to drain it; a
+// parked file deleted since is gone, and with it what was written to it
+// after it was parked. Only opening the file at the path can fail, and
+// the file then stays parked.
 func (f *Follower) unpark(fl *file, st fs.FileInfo) error {
 	o := fl.cur
 	if st != nil && o.id == idOf(st) {
@@ -540,18 +541,19 @@ func (f *Follower) check(fl *file) {
 	f.drainOld(fl)
 	st, err := os.Stat(fl.path)
 	if o := fl.cur; o != nil && o.f == nil {
-		// Parked: nothing to do while the file at the path is the same
-		// and as long as it was.
-		if err == nil && o.id == idOf(st) && st.Size() == o.off {
-			return
-		}
-		if err == nil {
-			err = f.unpark(fl, st)
-		} else if errors.Is(err, fs.ErrNotExist) {
-			f.unpark(fl, nil)
-		}
-		if fl.cur != nil && fl.cur.f == nil {
-			fl.cur = nil
+		switch {
+		case err == nil && o.id == idOf(st) && st.Size() == o.off:
+			return // parked, and the file at the path is as it was
+		case err == nil:
+			if err := f.unpark(fl, st); err != nil {
+				// Still parked, with its place: tried again next time.
+				if !errors.Is(err, fs.ErrNotExist) {
+					f.warn(fl, err)
+				}
+				return
+			}
+		case errors.Is(err, fs.ErrNotExist):
+			f.unpark(fl, nil) // found under its new name, or gone
 		}
 	}
 	switch {

@@ -65,23 +65,42 @@ func (p *Pack) LiteralFixes(t *FlagTable) []*Record {
 		if r.Gen != nil || r.Fix.Before == "" {
 			continue
 		}
-		words := strings.Fields(r.Fix.Before)
-		for i, w := range words {
-			if !strings.HasPrefix(w, "--") {
-				continue
-			}
-			name, val, eq := strings.Cut(w, "=")
-			fl := t.Lookup(name)
-			if fl == nil || !fl.TakesValue() {
-				continue
-			}
-			if !eq && i+1 < len(words) {
-				val = words[i+1]
-			}
-			if val != "" && !strings.HasPrefix(val, "-") && !strings.Contains(val, "{") {
-				out = append(out, r)
-				break
-			}
+		if len(t.LiteralValues(r.Fix.Before)) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// LiteralValue is a flag of a fix template written with a literal value
+// rather than a placeholder.
+type LiteralValue struct {
+	Flag  *Flag
+	Value string
+}
+
+// LiteralValues returns the flags of a fix template (`--flag value` or
+// `--flag=value`) whose value is written as a literal, not a placeholder.
+func (t *FlagTable) LiteralValues(tmpl string) []LiteralValue {
+	if !strings.Contains(tmpl, "--") {
+		return nil
+	}
+	var out []LiteralValue
+	words := strings.Fields(tmpl)
+	for i, w := range words {
+		if !strings.HasPrefix(w, "--") {
+			continue
+		}
+		name, val, eq := strings.Cut(w, "=")
+		fl := t.Lookup(name)
+		if fl == nil || !fl.TakesValue() {
+			continue
+		}
+		if !eq && i+1 < len(words) {
+			val = words[i+1]
+		}
+		if val != "" && !strings.HasPrefix(val, "-") && !strings.Contains(val, "{") {
+			out = append(out, LiteralValue{fl, val})
 		}
 	}
 	return out

@@ -204,30 +204,15 @@ func rejudged(f *diagnose.Finding) (before, after string, ok bool) {
 // flag and says another value. Such a before is an example, whatever its
 // placeholders.
 func strangerFlags(tmpl string, cfg Config) bool {
-	if cfg == nil || !strings.Contains(tmpl, "--") {
+	if cfg == nil {
 		return false
 	}
 	table, err := patterns.Flags()
 	if err != nil {
 		return false
 	}
-	words := strings.Fields(tmpl)
-	for i, w := range words {
-		if !strings.HasPrefix(w, "--") {
-			continue
-		}
-		name, val, eq := strings.Cut(w, "=")
-		fl := table.Lookup(name)
-		if fl == nil || !fl.TakesValue() {
-			continue
-		}
-		if !eq && i+1 < len(words) {
-			val = words[i+1]
-		}
-		if val == "" || strings.HasPrefix(val, "-") || strings.Contains(val, "{") {
-			continue
-		}
-		if v, ok := cfg.Lookup(fl.Dest); ok && !sameValue(val, v) {
+	for _, lv := range table.LiteralValues(tmpl) {
+		if v, ok := cfg.Lookup(lv.Flag.Dest); ok && !sameValue(lv.Value, v) {
 			return true
 		}
 	}
