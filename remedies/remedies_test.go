@@ -237,3 +237,24 @@ func TestClipWords(t *testing.T) {
 		}
 	}
 }
+
+// A cause names the message's own figures where it has placeholders, its
+// defaults where the message gave none, and braces that are no placeholder
+// as they are.
+func TestCauseRendersCaptures(t *testing.T) {
+	rec := &patterns.Record{ID: "t/shape", Title: "t", Severity: patterns.SeverityError,
+		Cause: `K = {k|K} in groups of {group_size|G}; a body {"object": "error"} stays.`, Fix: patterns.Fix{Steps: []string{"s"}}}
+	tests := []struct {
+		name string
+		caps map[string]string
+		want string
+	}{
+		{"captured", map[string]string{"k": "2880", "group_size": "64"}, `K = 2880 in groups of 64; a body {"object": "error"} stays.`},
+		{"not captured", nil, `K = K in groups of G; a body {"object": "error"} stays.`},
+	}
+	for _, tt := range tests {
+		if got := For(&diagnose.Finding{Record: rec, Line: 1, Captures: tt.caps}).Cause; got != tt.want {
+			t.Errorf("%s: cause %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}

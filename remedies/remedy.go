@@ -69,7 +69,9 @@ func For(f *diagnose.Finding) Remedy {
 		if b, a, ok := rejudged(f); ok {
 			before, after, example = b, a, false
 		}
-		return Remedy{Cause: strings.TrimSpace(r.Cause), Worked: vals.notes, Steps: steps, Before: before, After: after, Example: example}
+		// A cause may name the message's own figures too ("K = {k|K}").
+		cause, _ := Render(strings.TrimSpace(r.Cause), &vals.Values)
+		return Remedy{Cause: cause, Worked: vals.notes, Steps: steps, Before: before, After: after, Example: example}
 	}
 	if f.Partial {
 		return cutTraceback(f)
