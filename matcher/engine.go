@@ -146,6 +146,9 @@ type event struct {
 	group        int  // group of the next exception line
 	hits         []hit
 	excs         []exc
+	// asyncExc is the exception asyncio's "future: <Task … exception=…>"
+	// line names: the error when no traceback follows it.
+	asyncExc *exc
 }
 
 // Engine assembles the lines of one input into events and reports each

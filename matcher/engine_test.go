@@ -192,6 +192,23 @@ func TestEngineEvents(t *testing.T) {
 				"[2026-08-28 10:15:20 TP0] Disable CUDA graph for this batch size\n",
 			want: "",
 		},
+		{
+			name: "asyncio's never-retrieved task heads its traceback",
+			log: "[2026-05-02 10:00:00] INFO:     127.0.0.1:50012 - \"POST /generate HTTP/1.1\" 200 OK\n" +
+				"Task exception was never retrieved\n" +
+				"future: <Task finished name='Task-12' coro=<TokenizerManager.handle_loop() done> exception=KeyError('rid-1')>\n" +
+				"Traceback (most recent call last):\n" +
+				"  File \"/x/sglang/srt/managers/tokenizer_manager.py\", line 1160, in handle_loop\n" +
+				"    state = self.rid_to_state[rid]\n" +
+				"KeyError: 'rid-1'\n",
+			want: `unknown/traceback 2-7 rank="" exc="KeyError" msg="'rid-1'"` + "\n",
+		},
+		{
+			name: "asyncio's note alone names the exception",
+			log: "Future exception was never retrieved\n" +
+				"future: <Future finished exception=RuntimeError('Engine loop has died')>\n",
+			want: `unknown/traceback 1-2 rank="" exc="RuntimeError" msg="Engine loop has died"` + "\n",
+		},
 	}
 	for _, tt := range tests {
 		for _, piece := range []int{0, 1, 7} {

@@ -19,11 +19,15 @@ var (
 	tracebackHead  = []byte("Traceback (most recent call last)")
 	groupHead      = []byte("Exception Group Traceback (most recent call last)")
 	threadHead     = []byte("Exception in thread ")
-	loggingError   = []byte("--- Logging error ---")
-	framePrefix    = []byte(`File "`)
-	terminate      = []byte("terminate called ")
-	fatalPython    = []byte("Fatal Python error: ")
-	whatPrefix     = []byte("what():")
+	// asyncio's heads of an error no one awaited, and the line after each
+	// that names the task or callback; the traceback follows.
+	asyncHeads   = [][]byte{[]byte("Task exception was never retrieved"), []byte("Future exception was never retrieved"), []byte("Exception in callback ")}
+	asyncNotes   = [][]byte{[]byte("future: <"), []byte("handle: <")}
+	loggingError = []byte("--- Logging error ---")
+	framePrefix  = []byte(`File "`)
+	terminate    = []byte("terminate called ")
+	fatalPython  = []byte("Fatal Python error: ")
+	whatPrefix   = []byte("what():")
 	// segfaultBanner opens the report a native signal handler prints,
 	// followed by frames in Python's shape ("!!!!!!! Segfault encountered
 	// !!!!!!!", then `  File "<unknown>", line 0, in ncclCommInitRank`).
@@ -419,7 +423,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		ev.state, ev.traceback, ev.kind = stFrames, true, kindGroup
 	case bytes.Contains(msg, tracebackHead), bytes.HasPrefix(msg, rayUnhandledHead):
 		ev.state, ev.traceback = stFrames, true
-	case bytes.HasPrefix(msg, threadHead), processHeadRE.Match(msg):
+	case threadLike(msg):
 		ev.state, ev.traceback = stThread, true
 	case headless && !isExc:
 		ev.state, ev.traceback, ev.afterFrame = stFrames, true, true
@@ -544,8 +548,19 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 		return msg, indented
 	case stThread, stChain:
 		switch {
-		case ev.state == stThread && (bytes.HasPrefix(msg, threadHead) || processHeadRE.Match(msg)):
+		case ev.state == stThread && threadLike(msg):
 			return msg, true // the headers of several dying threads or processes
+		case ev.state == stThread && hasAnyPrefix(msg, asyncNotes):
+			// The task or callback asyncio names, and the exception it
+			// ended with.
+			if m := asyncExcRE.FindSubmatch(msg); m != nil {
+				msg := m[2]
+				if !bytes.HasSuffix(m[1], []byte("KeyError")) {
+					msg = unquoteRepr(msg)
+				}
+				ev.asyncExc = &exc{line: e.line, class: keep(m[1]), msg: keep(msg)}
+			}
+			return msg, true
 		case bytes.HasPrefix(msg, groupHead), bytes.HasPrefix(bytes.TrimLeft(msg, " +"), groupHead):
 			ev.state, ev.kind = stFrames, kindGroup
 			return msg, true
@@ -712,7 +727,7 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	case bytes.HasPrefix(msg, tracebackHead):
 		ev.pending++
 		return msg, true
-	case bytes.HasPrefix(msg, threadHead), processHeadRE.Match(msg):
+	case threadLike(msg):
 		return msg, true
 	case bytes.Equal(msg, duringHandling), bytes.Equal(msg, directCause):
 		// A chain line inside interleaved tracebacks.
@@ -905,7 +920,35 @@ func opensEvent(msg []byte, owners []int32) bool {
 			return true
 		}
 	}
-	return bytes.HasPrefix(msg, threadHead)
+	return threadLike(msg)
+}
+
+// asyncExcRE reads the exception of asyncio's note on a task or future:
+// "future: <Task finished … exception=RuntimeError('boom')>".
+var asyncExcRE = regexp.MustCompile(`exception=([A-Za-z_][\w.]*)\((.*)\)>\s*$`)
+
+// unquoteRepr turns the argument of an exception's repr into its message
+// as Python prints it: 'boom' is boom. (A KeyError prints its key quoted.)
+func unquoteRepr(arg []byte) []byte {
+	if n := len(arg); n >= 2 && (arg[0] == '\'' || arg[0] == '"') && arg[n-1] == arg[0] && !bytes.ContainsAny(arg[1:n-1], "'\"") {
+		return arg[1 : n-1]
+	}
+	return arg
+}
+
+// threadLike reports whether a line heads a traceback the way a dying
+// thread's or process's header does: a line, then the traceback.
+func threadLike(msg []byte) bool {
+	return bytes.HasPrefix(msg, threadHead) || hasAnyPrefix(msg, asyncHeads) || processHeadRE.Match(msg)
+}
+
+func hasAnyPrefix(msg []byte, prefixes [][]byte) bool {
+	for _, p := range prefixes {
+		if bytes.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // absorb adds a continuing line to an event.
@@ -1004,6 +1047,9 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	}
 	if ev.traceback {
 		o.Frame, o.OwnFrame = ev.lastFrame, ev.ownFrame
+	}
+	if len(ev.excs) == 0 && ev.asyncExc != nil {
+		ev.excs = append(ev.excs, *ev.asyncExc)
 	}
 	var excs []exc
 	for _, x := range ev.excs {
