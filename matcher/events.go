@@ -83,7 +83,7 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 			rest = rest[len(rest):] // a quoted paste's blank line ("> ") is blank
 		}
 		parseRecord(&ln, rest)
-		if !e.replaying && !e.inJSON && e.hdr.propose(rest, &ln) > 0 {
+		if !e.replaying && !e.inJSON && e.hdr.propose(rest, &ln, &e.recent, &e.hnorm) > 0 {
 			e.hold(raw, owners)
 			if e.hdr.lookBack(&e.recent, &e.hnorm) {
 				e.replay()

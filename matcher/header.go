@@ -196,7 +196,7 @@ func (h *headerLearner) fill(l *Line, hdr []byte) {
 
 // propose returns the length of the header a line proposes, or -1. rest
 // is the line after its stream prefixes and l the line parsed from it.
-func (h *headerLearner) propose(rest []byte, l *Line) int {
+func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scratch *[]byte) int {
 	if len(l.Header.Time) > 0 || len(l.Header.Ranks) > 0 {
 		return -1 // sglang's own header: ParseLine knows it
 	}
@@ -211,7 +211,15 @@ func (h *headerLearner) propose(rest []byte, l *Line) int {
 	}
 	n := contentStart(rest)
 	if n < 0 {
-		return -1
+		// No content the engine knows follows a prefix (a library's own
+		// lines: NVSHMEM's, Mooncake's); a label every line repeats byte
+		// for byte is a collector's all the same.
+		if n = repeatedPrefix(rest, recent, scratch); n < 0 {
+			return -1
+		}
+		h.prop.of(rest[:n])
+		h.proposing, h.carried, h.missed = true, 1, 0
+		return n
 	}
 	// ParseLine took off less than the prefix, or took it as a record
 	// header: a header on every line of a traceback is not a new record
@@ -228,6 +236,57 @@ func (h *headerLearner) propose(rest []byte, l *Line) int {
 		return -1
 	}
 	h.proposing, h.carried, h.missed = true, 1, 0
+	return n
+}
+
+// repeatedPrefix returns the length of the prefix that rest shares byte for
+// byte with each of the hdrRepeats-1 lines before it, cut back to a blank,
+// or -1. A collector's label ("[pod/x/c] ", "pod container ", a Loki
+// stream's labels) qualifies; a record header, a level word, a prefix of
+// plain words ("connect EPS failed" three times) or one after which a line
+// has nothing left do not.
+func repeatedPrefix(rest []byte, r *recentLines, scratch *[]byte) int {
+	if r.count < hdrRepeats-1 || bareException(rest) {
+		return -1 // an exception line's own words are no label
+	}
+	n := min(len(rest), maxHeader)
+	for k := 1; k <= hdrRepeats-1; k++ {
+		i := (r.next - k + len(r.start)) % len(r.start)
+		if r.n[i] < 0 {
+			return -1
+		}
+		*scratch = Normalize((*scratch)[:0], r.start[i][:r.n[i]])
+		var l Line
+		prev := cutStreams(&l, *scratch)
+		if bytes.Equal(bytes.TrimRight(prev, " \t"), bytes.TrimRight(rest, " \t")) {
+			return -1 // a line repeated (a rank's copy of it): no label in that
+		}
+		m := 0
+		for m < n && m < len(prev) && prev[m] == rest[m] {
+			m++
+		}
+		n = m
+	}
+	for n > 0 && !isBlankByte(rest[n-1]) {
+		n--
+	}
+	if n < 3 || n >= len(bytes.TrimRight(rest, " \t")) {
+		return -1
+	}
+	p := rest[:n]
+	if !bytes.ContainsAny(p, "[]/:|{}()-=\t") || bytes.Contains(p, []byte(". ")) {
+		return -1 // plain words, or a sentence: the start of a message
+	}
+	var l Line
+	parseRecord(&l, p)
+	if l.Record || l.Level != LevelNone || len(stampIn(p)) > 0 {
+		return -1 // a record's header, or lines of the same second
+	}
+	for _, w := range bytes.FieldsFunc(p, func(c rune) bool { return !isLetter(byte(c)) }) {
+		if wordLevel(w) != LevelNone {
+			return -1
+		}
+	}
 	return n
 }
 

@@ -407,3 +407,35 @@ func TestNoAllocationPerLineUnderALearntHeader(t *testing.T) {
 		t.Errorf("Write(%q): %v allocations per line, want 0", line, n)
 	}
 }
+
+// TestRepeatedLabelIsLearnt reads lines of a library's own (no traceback,
+// no record header after the label) under a collector's label: a label
+// that the lines before repeat byte for byte is learnt as a header, but a
+// prefix that states a time, or one of plain words, is not.
+func TestRepeatedLabelIsLearnt(t *testing.T) {
+	m := testMatcher(t)
+	body := []string{
+		"shard 1 of 2 loaded",
+		"shard 2 of 2 loaded",
+		"Ignore import error when loading sglang.srt.models.a: No module named 'a'",
+		"Ignore import error when loading sglang.srt.models.b: No module named 'b'",
+	}
+	tests := []struct {
+		name, log string
+		learnt    bool
+	}{
+		{"kubectl logs --prefix", prefixed("[pod/llm-prefill-0/server] ", body...), true},
+		{"stern", prefixed("llm-decode-6c9f7d-qx2lp sglang ", body...), true},
+		{"a Loki export's labels", prefixed("{app=\"sglang\", pod=\"sglang-0\"}\t", body...), true},
+		{"lines of one second", prefixed("[Tue Sep  9 02:30:28 2025] node: ", body...), false},
+		{"plain words", prefixed("note that ", body...), false},
+	}
+	for _, tt := range tests {
+		for _, piece := range []int{0, 1, 13} {
+			got := occurrences(t, m, tt.log, piece)
+			if learnt := len(got) == 0; learnt != tt.learnt {
+				t.Errorf("%s (pieces of %d): learnt %v, want %v; got\n%s", tt.name, piece, learnt, tt.learnt, brief(got))
+			}
+		}
+	}
+}
