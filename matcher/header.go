@@ -214,6 +214,9 @@ func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scrat
 		// No content the engine knows follows a prefix (a library's own
 		// lines: NVSHMEM's, Mooncake's); a label every line repeats byte
 		// for byte is a collector's all the same.
+		if l.Record {
+			return -1 // a record header ParseLine knows starts the line
+		}
 		if n = repeatedPrefix(rest, recent, scratch); n < 0 {
 			return -1
 		}
