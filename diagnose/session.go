@@ -170,6 +170,20 @@ func (src *Source) Lines() int64 {
 	return src.lines
 }
 
+// Found is the number of distinct findings so far, at error level or
+// above. It may be called while another goroutine scans.
+func (src *Source) Found() int {
+	src.s.mu.Lock()
+	defer src.s.mu.Unlock()
+	n := 0
+	for _, f := range src.corr.findings {
+		if f.Severity >= patterns.SeverityError {
+			n++
+		}
+	}
+	return n
+}
+
 // Scan reads r to its end, matching on every core, and ends the input. A
 // read error is returned after the lines before it have been diagnosed.
 func (src *Source) Scan(r io.Reader) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -56,6 +57,7 @@ func (c *scanCmd) Run(e *env) error {
 // scanOne diagnoses one input in the session.
 func scanOne(e *env, sess *diagnose.Session, name string) error {
 	var r io.Reader = e.stdin
+	var size int64
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
@@ -64,8 +66,23 @@ func scanOne(e *env, sess *diagnose.Session, name string) error {
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
 			return fmt.Errorf("cannot scan %q: is a directory", name)
+		} else if err == nil && st.Mode().IsRegular() {
+			size = st.Size()
 		}
 		r = f
+	}
+	// The input is added once it is known to be text; the progress line
+	// counts its errors from then on.
+	var added atomic.Pointer[diagnose.Source]
+	if wantsProgress(e.stderr, size) {
+		prog := startProgress(e.stderr, name, size, func() int {
+			if src := added.Load(); src != nil {
+				return src.Found()
+			}
+			return 0
+		})
+		defer prog.finish()
+		r = prog.reader(r) // the file's own bytes, compressed or not
 	}
 	text, err := logtext.Open(r)
 	if err != nil {
@@ -77,6 +94,7 @@ func scanOne(e *env, sess *diagnose.Session, name string) error {
 	}
 	start := time.Now()
 	src := sess.Add(name, diagnose.SourceOptions{})
+	added.Store(src)
 	err = src.Scan(text)
 	e.log.Debug().Str("file", name).Dur("took", time.Since(start)).Msg("scanned")
 	if err != nil {
