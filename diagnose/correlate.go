@@ -426,12 +426,17 @@ func order(fs []*Finding) {
 	group := func(f *Finding) int {
 		switch {
 		case f.Severity < patterns.SeverityError:
-			return 4
+			return 5
 		case f.Partial:
-			return 3
+			return 4
 		case !f.RootCause && f.downstream:
-			return 2
+			return 3
 		case !f.RootCause:
+			return 2
+		case f.ID == matcher.UnknownError:
+			// A line that only says it failed is weaker evidence than
+			// an error a record knows or a traceback's exception: it
+			// is shown, after them.
 			return 1
 		}
 		return 0

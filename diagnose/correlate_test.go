@@ -64,6 +64,22 @@ func TestOrdersByEvidence(t *testing.T) {
 				"E1129 10:01:02.2 1 rdma.cpp:203] Failed to register memory 0x7c0a4a000000: Bad address [14]\n",
 			want: "unknown/error root ×2\n",
 		},
+		{
+			name: "a line that only says it failed comes after the error a record knows",
+			log: "[2026-11-29 10:10:00] Failed to get device capability: nvcc not found.\n" +
+				"[2026-11-29 10:11:00] Loading weights.\n[2026-11-29 10:12:00] Loading weights.\n[2026-11-29 10:13:00] Loading weights.\n" +
+				"[2026-11-29 10:15:02 TP1] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"  File \"a.py\", line 1, in f\ntorch.OutOfMemoryError: CUDA out of memory.\n",
+			want: "t/oom root\nunknown/error root\n",
+		},
+		{
+			name: "and after a traceback no record knows",
+			log: "[2026-11-29 10:10:00] Failed to get device capability: nvcc not found.\n" +
+				"[2026-11-29 10:11:00] Loading weights.\n[2026-11-29 10:12:00] Loading weights.\n[2026-11-29 10:13:00] Loading weights.\n" +
+				"[2026-11-29 10:15:02 TP1] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"  File \"a.py\", line 1, in f\nValueError: bad shape\n",
+			want: "unknown/traceback root\nunknown/error root\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
