@@ -105,6 +105,9 @@ type exc struct {
 	line       int64
 	class, msg string
 	group      int // which of several interleaved tracebacks it ends
+	// wrapped is set for the error another exception's message closes
+	// with, in repr form (Triton's CompilationError).
+	wrapped bool
 }
 
 // event is an open event of one stream.

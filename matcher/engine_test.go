@@ -22,6 +22,12 @@ const testPack = `
   role: wrapper
   match: {regex: 'Transfer thread failed because of (?P<cause>.+?)\.? Prefill instance with bootstrap_port=(?P<port>\d+) is dead'}
   tests: {match: ["Transfer thread failed because of x. Prefill instance with bootstrap_port=1 is dead."]}
+- id: t/compile
+  title: compile
+  severity: error
+  role: wrapper
+  match: {regex: 'CompilationError: at \d+:\d+:'}
+  tests: {match: ["triton.compiler.errors.CompilationError: at 322:24:"]}
 - id: t/oom
   title: oom
   severity: error
@@ -202,6 +208,18 @@ func TestEngineEvents(t *testing.T) {
 				"    state = self.rid_to_state[rid]\n" +
 				"KeyError: 'rid-1'\n",
 			want: `unknown/traceback 2-7 rank="" exc="KeyError" msg="'rid-1'"` + "\n",
+		},
+		{
+			name: "a compiler's error names the error it caught last, as its repr",
+			log: "Traceback (most recent call last):\n" +
+				"  File \"/x/triton/compiler/compiler.py\", line 80, in make_ir\n" +
+				"triton.compiler.errors.CompilationError: at 322:24:\n" +
+				"                    elif KERNEL_WIDTH == 4:\n" +
+				"                        ^\n" +
+				"AssertionError('initial value for `x` is of type fp16, but the then block redefines it as bf16')\n" +
+				"[2026-11-29 10:00:00] Received sigquit from a child process. It usually means the child failed.\n",
+			want: `t/compile 1-6 rank="" exc="AssertionError" msg="initial value for ` + "`x`" + ` is of type fp16, but the then block redefines it as bf16"` + "\n" +
+				`t/sigquit 7-7 rank="" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n",
 		},
 		{
 			name: "asyncio's note alone names the exception",

@@ -590,6 +590,16 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 		case ev.kind == kindLogError && (bytes.HasPrefix(msg, []byte("Call stack:")) ||
 			bytes.HasPrefix(msg, []byte("Message: ")) || bytes.HasPrefix(msg, []byte("Arguments: "))):
 			return msg, true
+		case wrapsRepr(ev) && reprExcRE.Match(msg):
+			// The error a compiler's message wraps, as its repr, after
+			// the source lines it quotes.
+			m := reprExcRE.FindSubmatch(msg)
+			arg := m[2]
+			if !bytes.HasSuffix(m[1], []byte("KeyError")) {
+				arg = unquoteRepr(arg)
+			}
+			ev.excs = append(ev.excs, exc{line: e.line, class: keep(m[1]), msg: keep(arg), group: ev.group, wrapped: true})
+			return msg, true
 		case ev.msgOpen && ev.msgLines < maxMessageLines && !opensEvent(msg, owners) && !bareException(msg) &&
 			(!ev.msgBlank || ev.msgLines > 0 || ev.excs[len(ev.excs)-1].msg == "") &&
 			(e.carried || !ev.carried):
@@ -927,6 +937,17 @@ func opensEvent(msg []byte, owners []int32) bool {
 // "future: <Task finished … exception=RuntimeError('boom')>".
 var asyncExcRE = regexp.MustCompile(`exception=([A-Za-z_][\w.]*)\((.*)\)>\s*$`)
 
+// reprExcRE reads an exception written as its repr on a line of its own:
+// "AssertionError('initial value for `x` is of type fp16')".
+var reprExcRE = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception))\((.*)\)\s*$`)
+
+// wrapsRepr reports whether an event's last exception is one that ends its
+// message with the repr of the error it caught: Triton's CompilationError.
+func wrapsRepr(ev *event) bool {
+	n := len(ev.excs)
+	return n > 0 && !ev.excs[n-1].wrapped && strings.HasSuffix(ev.excs[n-1].class, "CompilationError")
+}
+
 // unquoteRepr turns the argument of an exception's repr into its message
 // as Python prints it: 'boom' is boom. (A KeyError prints its key quoted.)
 func unquoteRepr(arg []byte) []byte {
@@ -1120,6 +1141,16 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		for _, x := range excs {
 			if x.line == best.line && x.class != "" {
 				o.Exception, o.Message = x.class, x.msg
+			}
+		}
+		if p.rec.Role == patterns.RoleWrapper && !p.gen {
+			// The error a wrapper's message closes with (Triton's
+			// CompilationError ends with the AssertionError it caught)
+			// is what it wraps.
+			for _, x := range excs {
+				if x.line > best.line && x.wrapped {
+					o.Exception, o.Message = x.class, x.msg
+				}
 			}
 		}
 		if o.Exception == "" && p.rec.Role == patterns.RoleWrapper {
