@@ -60,6 +60,9 @@ type Finding struct {
 	// are answered (a router, an HTTP response): it yields to any error
 	// of the servers themselves in the report.
 	downstream bool
+	// stop is set for a stop that was asked for (SIGTERM, Ctrl-C);
+	// quieted for a symptom of one, taken below error level.
+	stop, quieted bool
 	cause      *Finding // the finding this one follows from, in its report
 	key        string   // which occurrences are this finding
 	src        int      // order of the finding's source among the inputs
@@ -205,6 +208,7 @@ func newFinding(o matcher.Occurrence, k string, src int) *Finding {
 		f.Title, f.Severity = r.Title, r.Severity
 		f.wrapper = r.Role == patterns.RoleWrapper
 		f.downstream = r.HasTag(patterns.TagDownstream)
+		f.stop = r.HasTag(patterns.TagShutdown)
 		f.RootCause = r.Role != patterns.RoleSymptom
 	} else {
 		f.Severity = patterns.SeverityError
@@ -401,6 +405,43 @@ func link(sorted []*Finding) {
 		}
 		if best != nil {
 			s.SymptomOf, s.cause = best.ID, best
+		}
+	}
+	quietAfterStop(sorted)
+}
+
+// quietAfterStop takes the symptoms of a stop that was asked for (SIGTERM,
+// Ctrl-C) below error level: a child ended by the signal and the SIGQUIT
+// that cleans up after it, with no error of their own between the stop
+// and them, are the shutdown.
+func quietAfterStop(sorted []*Finding) {
+	for _, s := range sorted {
+		if s.quieted {
+			s.Severity, s.quieted = s.Record.Severity, false
+		}
+	}
+	for _, s := range sorted {
+		if s.RootCause || s.Record == nil || s.Record.Role != patterns.RoleSymptom || s.Severity < patterns.SeverityError {
+			continue
+		}
+		var stop *Finding
+		for _, f := range sorted {
+			if f.stop && f.src == s.src && f.Line < s.Line && (stop == nil || f.Line > stop.Line) {
+				stop = f
+			}
+		}
+		if stop == nil || s.cause != nil && s.cause.src == s.src && s.cause.Line > stop.Line {
+			continue
+		}
+		failed := false
+		for _, f := range sorted {
+			if f != s && f.src == s.src && f.RootCause && f.Severity >= patterns.SeverityError && f.Line > stop.Line && f.Line < s.Line {
+				failed = true // an error of its own after the stop
+				break
+			}
+		}
+		if !failed {
+			s.Severity, s.quieted, s.SymptomOf, s.cause = patterns.SeverityInfo, true, stop.ID, stop
 		}
 	}
 }

@@ -360,3 +360,41 @@ func TestUnknownErrorNextToAKnownCause(t *testing.T) {
 		})
 	}
 }
+
+// After a stop that was asked for, the children ending and the SIGQUIT
+// after them are the shutdown; an error of their own between the stop and
+// them keeps them errors.
+func TestSymptomsOfAStopAreQuiet(t *testing.T) {
+	stopRec := &patterns.Record{ID: "stop", Severity: patterns.SeverityInfo, Tags: []string{patterns.TagShutdown}}
+	symRec := &patterns.Record{ID: "sym", Severity: patterns.SeverityError, Role: patterns.RoleSymptom}
+	errRec := &patterns.Record{ID: "err", Severity: patterns.SeverityError}
+	tests := []struct {
+		name     string
+		stopLine int64
+		errLine  int64 // 0: none
+		want     patterns.Severity
+	}{
+		{"right after the stop", 10, 0, patterns.SeverityInfo},
+		{"an error between", 10, 11, patterns.SeverityError},
+		{"an error before the stop", 10, 5, patterns.SeverityInfo},
+		{"the stop after it", 20, 0, patterns.SeverityError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stop := &Finding{ID: "stop", key: "stop", Record: stopRec, Line: tt.stopLine, EndLine: tt.stopLine, Severity: patterns.SeverityInfo, RootCause: true, stop: true}
+			sym := &Finding{ID: "sym", key: "sym", Record: symRec, Line: 12, EndLine: 12, Severity: patterns.SeverityError}
+			fs := []*Finding{stop, sym}
+			if tt.errLine > 0 {
+				fs = append(fs, &Finding{ID: "err", key: "err", Record: errRec, Line: tt.errLine, EndLine: tt.errLine, Severity: patterns.SeverityError, RootCause: true})
+			}
+			order(fs)
+			if sym.Severity != tt.want {
+				t.Errorf("severity %v, want %v (symptom of %q)", sym.Severity, tt.want, sym.SymptomOf)
+			}
+			order(fs) // ordered again, as a live report is: the same
+			if sym.Severity != tt.want {
+				t.Errorf("ordered again: severity %v, want %v", sym.Severity, tt.want)
+			}
+		})
+	}
+}

@@ -146,6 +146,11 @@ const TagFallback = "fallback"
 // error of theirs in the same report.
 const TagDownstream = "downstream"
 
+// TagShutdown marks a record of a stop that was asked for (SIGTERM, Ctrl-C):
+// children ending and the SIGQUIT after it, with no error of their own
+// between, are the shutdown, not a failure.
+const TagShutdown = "shutdown"
+
 // Benign reports whether the record describes a harmless line.
 func (r *Record) Benign() bool { return r.HasTag(TagBenign) }
 
