@@ -63,9 +63,9 @@ type Finding struct {
 	// stop is set for a stop that was asked for (SIGTERM, Ctrl-C);
 	// quieted for a symptom of one, taken below error level.
 	stop, quieted bool
-	cause      *Finding // the finding this one follows from, in its report
-	key        string   // which occurrences are this finding
-	src        int      // order of the finding's source among the inputs
+	cause         *Finding // the finding this one follows from, in its report
+	key           string   // which occurrences are this finding
+	src           int      // order of the finding's source among the inputs
 }
 
 // Span is the lines of one occurrence: its first and last line.
