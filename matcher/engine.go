@@ -93,6 +93,7 @@ const (
 	kindGroup         // an ExceptionGroup tree: "  | " and "+-" lines
 	kindLogError      // Python logging's "--- Logging error ---" report
 	kindUsage         // argparse's usage text, ended by "prog: error: …"
+	kindBenign        // a harmless record line whose message goes on over lines without a header
 )
 
 type hit struct {

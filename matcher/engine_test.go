@@ -222,6 +222,26 @@ func TestEngineEvents(t *testing.T) {
 				`t/sigquit 7-7 rank="" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n",
 		},
 		{
+			name: "a harmless record's message goes on over lines without a header",
+			log: "[2026-07-19 16:48:37] Ignore import error when loading sglang.srt.models.x: Could not load libcodec. Likely causes:\n" +
+				"          1. FFmpeg is not properly installed.\n" +
+				"          3. Another runtime dependency; see exceptions below.\n" +
+				"[start of libcodec loading traceback]\n" +
+				"FFmpeg version 8: Could not load this library: /x/libcodec_core8.dylib\n" +
+				"[end of libcodec loading traceback].\n" +
+				"[2026-07-19 16:48:38] Load weight begin.\n",
+			want: "",
+		},
+		{
+			name: "but not over an exception line or a traceback",
+			log: "[2026-07-19 16:48:37] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +
+				"RuntimeError: Could not load the weights\n" +
+				"[2026-07-19 16:48:37] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +
+				"Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nValueError: bad\n",
+			want: `unknown/error 2-2 rank="" exc="RuntimeError" msg="Could not load the weights"` + "\n" +
+				`unknown/traceback 4-6 rank="" exc="ValueError" msg="bad"` + "\n",
+		},
+		{
 			name: "asyncio's note alone names the exception",
 			log: "Future exception was never retrieved\n" +
 				"future: <Future finished exception=RuntimeError('Engine loop has died')>\n",

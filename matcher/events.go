@@ -402,6 +402,14 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	}
 	if benign {
 		hits = hits[:0]
+		if ln.Record && !opens && !isExc {
+			// A harmless record's message may go on over lines without
+			// a header (a library's explanation, its own list of
+			// failed attempts): they are the same harmless message.
+			ev := e.newEvent(ln)
+			ev.kind = kindBenign
+			return
+		}
 	}
 	if len(hits) == 0 && !opens && !isExc && !errLine && !warnLine {
 		return
@@ -536,6 +544,10 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 	switch ev.state {
 	case stRecord:
 		switch {
+		case ev.kind == kindBenign:
+			t := bytes.TrimLeft(msg, " \t")
+			return msg, ev.lines < maxBenignLines && !opensEvent(msg, owners) && !bareException(t) &&
+				!bytes.HasPrefix(t, tracebackHead) && !bytes.HasPrefix(t, framePrefix)
 		case bytes.HasPrefix(msg, tracebackHead):
 			ev.state, ev.traceback = stFrames, true
 			return msg, true
@@ -1053,12 +1065,19 @@ func (e *Engine) closeEvent(i int) {
 	for _, x := range ev.excs {
 		groups = max(groups, x.group+1)
 	}
+	if ev.kind == kindBenign {
+		return // a harmless message, however many lines it took
+	}
 	for g := range groups {
 		if o, ok := e.occurrence(ev, g, groups > 1); ok {
 			e.emit(o)
 		}
 	}
 }
+
+// maxBenignLines bounds the lines a harmless record's message may go on
+// over.
+const maxBenignLines = 64
 
 // occurrence decides what group g of an event was.
 func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
