@@ -242,6 +242,15 @@ func TestEngineEvents(t *testing.T) {
 				`unknown/traceback 4-6 rank="" exc="ValueError" msg="bad"` + "\n",
 		},
 		{
+			name: "a traceback its logger printed at warning level is a warning",
+			log: "2026-05-02 10:00:02,123 - sglang.srt.utils - WARNING - Could not set up the fast path, falling back\n" +
+				"Traceback (most recent call last):\n  File \"/x/y.py\", line 3, in f\nRuntimeError: not available\n" +
+				"2026-05-02 10:00:03,001 - sglang.srt.utils - ERROR - Setup failed\n" +
+				"Traceback (most recent call last):\n  File \"/x/y.py\", line 3, in f\nRuntimeError: not available at all\n",
+			want: `unknown/warning 1-4 rank="" exc="RuntimeError" msg="not available"` + "\n" +
+				`unknown/traceback 5-8 rank="" exc="RuntimeError" msg="not available at all"` + "\n",
+		},
+		{
 			name: "asyncio's note alone names the exception",
 			log: "Future exception was never retrieved\n" +
 				"future: <Future finished exception=RuntimeError('Engine loop has died')>\n",

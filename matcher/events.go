@@ -1191,7 +1191,13 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	}
 	if root, ok := rootExc(excs); ok {
 		o.ID, o.Exception, o.Message = UnknownError, root.class, root.msg
-		if ev.traceback {
+		switch {
+		case ev.traceback && ev.openLevel > LevelNone && ev.openLevel < LevelError:
+			// A traceback its own logger printed below error level
+			// ("WARNING … falling back", exc_info=True): an exception
+			// the program caught and went on from.
+			o.ID = UnknownWarning
+		case ev.traceback:
 			o.ID = UnknownTraceback
 		}
 		if ev.kind == kindLogError {
