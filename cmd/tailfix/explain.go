@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/patterns"
 )
 
 type explainCmd struct {
@@ -28,8 +30,7 @@ func (c *explainCmd) Run(e *env) error {
 	}
 	r := sess.Reports()[0]
 	if len(r.Findings) == 0 {
-		return hintError{errors.New("no pattern id or known error in that text"),
-			"'tailfix patterns list' shows the ids; give the error line as the log prints it"}
+		return unknownID(m.Pack(), strings.TrimSpace(text))
 	}
 	for _, f := range r.Findings {
 		if f.Record != nil {
@@ -43,4 +44,26 @@ func (c *explainCmd) Run(e *env) error {
 		}
 	}
 	return nil
+}
+
+// unknownID is the error for text that is neither a record's id nor a
+// known error: ids near it when it looks like an id, so that a misspelt
+// or misremembered id (sglang/port-in-use) leads to the record
+// (net/address-in-use).
+func unknownID(pack *patterns.Pack, text string) error {
+	if idLike.MatchString(text) {
+		ids := make([]string, len(pack.Records))
+		for i, r := range pack.Records {
+			ids[i] = r.ID
+		}
+		if near := similarIDs(ids, text); len(near) > 0 {
+			return fmt.Errorf("no record named %q; did you mean: %s?", text, strings.Join(near, ", "))
+		}
+		if strings.Contains(text, "/") {
+			return hintError{fmt.Errorf("no record named %q", text),
+				"'tailfix patterns list' shows the ids"}
+		}
+	}
+	return hintError{errors.New("no pattern id or known error in that text"),
+		"'tailfix patterns list' shows the ids; give the error line as the log prints it"}
 }
