@@ -2,15 +2,19 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/charmbracelet/x/ansi"
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/term"
 
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
@@ -23,27 +27,127 @@ type patternsCmd struct {
 	Learn patternsLearnCmd `cmd:"" help:"Learn records from a Python source tree: every message it can raise or log. Load them with --patterns OUTDIR."`
 }
 
-type patternsListCmd struct{}
+type patternsListCmd struct {
+	HandWritten bool     `name:"hand-written" help:"Only the records written by hand, not those generated from sglang's source."`
+	Tag         []string `name:"tag" placeholder:"TAG" help:"Only records with this tag (mooncake, nccl, pd-disaggregation, install…). Repeatable: a record with any of the tags is listed."`
+	Severity    string   `name:"severity" placeholder:"LEVEL" default:"info" enum:"info,warning,error,fatal" help:"Only records at or above this severity: ${enum}."`
+}
 
-func (patternsListCmd) Run(e *env) error {
+// listFilter is what patterns list shows of a pack.
+type listFilter struct {
+	handWritten bool
+	tags        []string          // any of them; none: any record
+	minSeverity patterns.Severity // 0: any
+}
+
+// keep reports whether the filter lets r through.
+func (f listFilter) keep(r *patterns.Record) bool {
+	if f.handWritten && r.Gen != nil {
+		return false
+	}
+	if r.Severity < f.minSeverity {
+		return false
+	}
+	if len(f.tags) == 0 {
+		return true
+	}
+	for _, t := range f.tags {
+		if r.HasTag(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// filterRecords returns the records f keeps, in their order.
+func filterRecords(recs []*patterns.Record, f listFilter) []*patterns.Record {
+	var out []*patterns.Record
+	for _, r := range recs {
+		if f.keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (c patternsListCmd) Run(e *env) error {
 	m, err := e.load()
 	if err != nil {
 		return err
 	}
+	f := listFilter{handWritten: c.HandWritten, tags: c.Tag}
+	f.minSeverity, _ = patterns.ParseSeverity(c.Severity) // kong checked the enum
+	recs := filterRecords(m.Pack().Records, f)
 	if e.format == remedies.JSON {
 		p := e.printer(e.stdout)
-		for _, r := range m.Pack().Records {
+		for _, r := range recs {
 			if err := p.Record(r); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
-	for _, r := range m.Pack().Records {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Title)
+	return writeRecordList(e.stdout, recs, listWidth(e.stdout, e.getenv))
+}
+
+// listWidth is the width patterns list fits its lines to: the terminal's
+// (COLUMNS when set) when w is a terminal; 0, no limit, when it is not, so
+// that a pipe or a file gets whole titles.
+func listWidth(w io.Writer, getenv func(string) string) int {
+	fd, ok := fdOf(w)
+	if !ok || !term.IsTerminal(fd) {
+		return 0
 	}
-	return tw.Flush()
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if n, _, err := term.GetSize(fd); err == nil && n > 0 {
+		return n
+	}
+	return 80
+}
+
+// writeRecordList writes one line per record: id, severity and title in
+// columns. With a width, the id column takes at most half of it (a longer
+// id runs into the next column) and each title is clipped with … to fit
+// the line; an id is never clipped, since explain needs it whole.
+func writeRecordList(w io.Writer, recs []*patterns.Record, width int) error {
+	idW, sevW := 0, 0
+	for _, r := range recs {
+		idW = max(idW, ansi.StringWidth(r.ID))
+		sevW = max(sevW, len(r.Severity.String()))
+	}
+	if width > 0 {
+		idW = min(idW, width/2)
+	}
+	bw := bufio.NewWriter(w)
+	var line []byte
+	for _, r := range recs {
+		line = append(line[:0], r.ID...)
+		line = pad(line, max(idW-ansi.StringWidth(r.ID), 0)+2)
+		sev := r.Severity.String()
+		line = append(line, sev...)
+		line = pad(line, sevW-len(sev)+2)
+		title := r.Title
+		if width > 0 {
+			title = ansi.Truncate(title, max(width-ansi.StringWidth(string(line)), 0), "…")
+		}
+		line = append(line, title...)
+		line = bytes.TrimRight(line, " ")
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// pad appends n spaces.
+func pad(b []byte, n int) []byte {
+	for range n {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 type patternsTestCmd struct{}
