@@ -69,6 +69,8 @@ type cli struct {
 	PatCmd  patternsCmd `cmd:"" name:"patterns" help:"Inspect and test pattern packs."`
 	Measure measureCmd  `cmd:"" help:"Measure tailfix on a corpus of logs with known diagnoses: top-1, any-hit and false alarms."`
 	Version versionCmd  `cmd:"" help:"Print tailfix's version."`
+
+	Completion completionCmd `cmd:"" help:"Print the completion script for a shell. Load it with: source <(tailfix completion bash) in ~/.bashrc; source <(tailfix completion zsh) in ~/.zshrc, after compinit; tailfix completion fish | source in ~/.config/fish/config.fish."`
 }
 
 // env is what every command runs with: the streams, and what the global
@@ -110,14 +112,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			code = int(ec)
 		}
 	}()
-	parser, err := kong.New(&c,
-		kong.Name("tailfix"),
-		kong.Description(description),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { panic(exitCode(code)) }),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"version": "tailfix " + buildVersion()},
-	)
+	parser, err := newParser(&c, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "tailfix: error: %s\n", remedies.Safe(err.Error()))
 		return exitUsageErr
@@ -175,6 +170,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintf(stderr, "tailfix: hint: %s\n", he.hint)
 	}
 	return exitUsageErr
+}
+
+// newParser builds the command line's model over c. Its help is what
+// --help prints, and what the completion scripts and the man page are
+// written from.
+func newParser(c *cli, stdout, stderr io.Writer) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("tailfix"),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(exitCode(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": "tailfix " + buildVersion()},
+	)
 }
 
 // hintError is an error with advice printed after it.
