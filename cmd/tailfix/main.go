@@ -31,6 +31,11 @@ import (
 // from the build info.
 var version = ""
 
+// commitDate is the date of the commit built, set at release time with
+// -X main.commitDate=…; otherwise it comes from the build info, when the
+// build recorded it. The man page is dated with it.
+var commitDate = ""
+
 func main() {
 	// A write to a closed pipe returns EPIPE instead of killing tailfix,
 	// so that `tailfix scan … | head` exits cleanly.
@@ -44,6 +49,14 @@ const (
 	exitFound    = 1 // a finding at or above --fail-on
 	exitUsageErr = 2 // usage or I/O error
 )
+
+// exitStatuses says what each exit status means, for the man page.
+var exitStatuses = []struct{ status, meaning string }{
+	{strconv.Itoa(exitOK), "Nothing at or above --fail-on (by default error) was found."},
+	{strconv.Itoa(exitFound), "Something at or above --fail-on was found; for measure, a target of --min-top1 or --max-false-alarms was missed."},
+	{strconv.Itoa(exitUsageErr), "A usage or I/O error: a command line tailfix rejects, a file it cannot read, input that is not a text log, an id no record has. A reader that closes the pipe early (tailfix scan … | head) is not one: the status is by what was found."},
+	{"run", "run exits with the status of the command it ran: 128+N when signal N ended it, 127 when it cannot be found, 126 when it cannot be started."},
+}
 
 // errFound is returned by a command that found something at or above
 // --fail-on.
@@ -71,6 +84,7 @@ type cli struct {
 	Version versionCmd  `cmd:"" help:"Print tailfix's version."`
 
 	Completion completionCmd `cmd:"" help:"Print the completion script for a shell. Load it with: source <(tailfix completion bash) in ~/.bashrc; source <(tailfix completion zsh) in ~/.zshrc, after compinit; tailfix completion fish | source in ~/.config/fish/config.fish."`
+	Man        manCmd        `cmd:"" help:"Print tailfix's man page (roff) to stdout: tailfix man > tailfix.1, or read it with tailfix man | man -l -."`
 }
 
 // env is what every command runs with: the streams, and what the global
@@ -371,4 +385,21 @@ func buildVersion() string {
 		v = "(devel)"
 	}
 	return v
+}
+
+// buildDate is the date of the commit built, as YYYY-MM-DD, or "" when
+// the build does not know it.
+func buildDate() string {
+	d := commitDate
+	if info, ok := debug.ReadBuildInfo(); ok && d == "" {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.time" {
+				d = s.Value
+			}
+		}
+	}
+	if len(d) < len("2006-01-02") {
+		return ""
+	}
+	return d[:len("2006-01-02")]
 }
