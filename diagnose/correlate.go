@@ -61,11 +61,13 @@ type Finding struct {
 	// of the servers themselves in the report.
 	downstream bool
 	// stop is set for a stop that was asked for (SIGTERM, Ctrl-C);
-	// quieted for a symptom of one, taken below error level.
-	stop, quieted bool
-	cause         *Finding // the finding this one follows from, in its report
-	key           string   // which occurrences are this finding
-	src           int      // order of the finding's source among the inputs
+	// quieted for a finding taken below error level (a symptom of a stop,
+	// a line the server went on from). readyAfter is set when the server
+	// of its input reported itself serving after it.
+	stop, quieted, readyAfter bool
+	cause                     *Finding // the finding this one follows from, in its report
+	key                       string   // which occurrences are this finding
+	src                       int      // order of the finding's source among the inputs
 }
 
 // Span is the lines of one occurrence: its first and last line.
@@ -417,7 +419,18 @@ func link(sorted []*Finding) {
 func quietAfterStop(sorted []*Finding) {
 	for _, s := range sorted {
 		if s.quieted {
-			s.Severity, s.quieted = s.Record.Severity, false
+			s.Severity, s.quieted = patterns.SeverityError, false
+			if s.Record != nil {
+				s.Severity = s.Record.Severity
+			}
+		}
+	}
+	for _, f := range sorted {
+		if f.readyAfter && f.Record == nil && f.ID == matcher.UnknownError && f.RootCause && !f.Partial && f.Exception == "" {
+			// A line no record knows that only says something failed,
+			// after which the server came up and served: it did not stop
+			// it. It is shown as a warning.
+			f.Severity, f.quieted = patterns.SeverityWarning, true
 		}
 	}
 	for _, s := range sorted {

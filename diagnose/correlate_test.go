@@ -398,3 +398,34 @@ func TestSymptomsOfAStopAreQuiet(t *testing.T) {
 		})
 	}
 }
+
+// A line no record knows that only says something failed is a warning when
+// the server came up and served after it; before a notice that never
+// comes, or after the last one, it stays an error, and so does a traceback.
+func TestUnknownLineBeforeTheServerCameUp(t *testing.T) {
+	m := testMatcher(t)
+	const failed = "[2026-05-25 18:18:12] Failed to get device capability: nvcc not found.\n"
+	const ready = "[2026-05-25 18:19:00] The server is fired up and ready to roll!\n"
+	const tb = "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nValueError: bad\n"
+	tests := []struct {
+		name, log string
+		want      patterns.Severity
+	}{
+		{"the server came up after it", failed + ready, patterns.SeverityWarning},
+		{"it never came up", failed, patterns.SeverityError},
+		{"it failed after it came up", ready + failed, patterns.SeverityError},
+		{"once before and once after it came up", failed + ready + failed, patterns.SeverityError},
+		{"a traceback before it came up", tb + ready, patterns.SeverityError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := scanText(t, m, tt.log).Findings()
+			if len(fs) != 1 {
+				t.Fatalf("%d findings, want 1:\n%s", len(fs), listFindings(fs))
+			}
+			if fs[0].Severity != tt.want {
+				t.Errorf("%s at %v, want %v", fs[0].ID, fs[0].Severity, tt.want)
+			}
+		})
+	}
+}

@@ -427,10 +427,12 @@ func (s *Session) pairGroup(g []*Source) {
 // from among what its report holds so far.
 func (s *Session) linked(src *Source, f *Finding) *Finding {
 	c := *f
-	fs := merged(s.groupOf(src))
+	g := s.groupOf(src)
+	fs := merged(g)
 	if !slices.ContainsFunc(fs, func(x *Finding) bool { return x.key == f.key && x.src == f.src }) {
 		fs = append(fs, &c)
 	}
+	markReady(fs, g)
 	order(fs)
 	for _, x := range fs {
 		if x.key == f.key {
@@ -438,6 +440,23 @@ func (s *Session) linked(src *Source, f *Finding) *Finding {
 		}
 	}
 	return &c
+}
+
+// markReady notes on each finding whether the server of its input said it
+// was up and serving after the finding's last line.
+func markReady(fs []*Finding, g []*Source) {
+	for _, f := range fs {
+		f.readyAfter = false
+		last := f.EndLine
+		for _, sp := range f.Spans {
+			last = max(last, sp.EndLine)
+		}
+		for _, in := range g {
+			if in.idx == f.src {
+				f.readyAfter = in.eng.ReadyLine() > last
+			}
+		}
+	}
 }
 
 // Report is the diagnosis of inputs that belong together.
@@ -463,6 +482,7 @@ func (s *Session) Reports() []Report {
 	for _, g := range s.groups() {
 		s.pairGroup(g)
 		r := Report{Findings: merged(g)}
+		markReady(r.Findings, g)
 		for _, in := range g {
 			r.Sources = append(r.Sources, in.name)
 			r.Lines += in.lines

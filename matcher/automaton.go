@@ -38,6 +38,7 @@ const (
 	markWord                         // a word that may say something went wrong: "failed", "NaN", a 5xx status
 	markMemory                       // one of sglang's start-up memory lines: "avail mem=…", "K size: …", "max_total_num_tokens=…"
 	markCommand                      // a command that may start sglang: "python -m sglang.launch_server …", "sglang serve …"
+	markReady                        // sglang's "The server is fired up and ready to roll!"
 )
 
 var markers = []struct {
@@ -70,6 +71,7 @@ var markers = []struct {
 	{"sglang.launch_server ", markCommand},
 	{"sglang serve ", markCommand},
 	{"launch_server.py ", markCommand},
+	{"The server is fired up and ready to roll", markReady},
 	{"avail mem=", markMemory},
 	{"K size: ", markMemory},
 	{"max_total_num_tokens=", markMemory},

@@ -3,6 +3,7 @@ package matcher
 import (
 	"bytes"
 	"slices"
+	"sync/atomic"
 
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/pyrepr"
@@ -162,9 +163,10 @@ type Engine struct {
 	source string
 	emit   func(Occurrence)
 
-	line    int64    // lines consumed so far, since the last Restart
-	before  int64    // lines consumed before the last Restart
-	evs     []*event // open events, one per stream, oldest first
+	line    int64        // lines consumed so far, since the last Restart
+	before  int64        // lines consumed before the last Restart
+	ready   atomic.Int64 // see ReadyLine
+	evs     []*event     // open events, one per stream, oldest first
 	free    []*event
 	norm    []byte
 	framer  framer // cuts what Write gets into whole lines
@@ -280,6 +282,7 @@ func (e *Engine) Restart() {
 	e.wrapLine = 0
 	e.before += e.line
 	e.line = 0
+	e.ready.Store(0)
 }
 
 // feed processes a block of whole lines, each ending in '\n'.

@@ -111,12 +111,22 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 			}
 		case o < 0 && marker(o) == markMemory:
 			e.mem.observe(ln.Msg)
+		case o < 0 && marker(o) == markReady && bytes.HasPrefix(ln.Msg, readyMsg):
+			e.ready.Store(e.line)
 		}
 	}
 	e.assemble(&ln, owners)
 	e.rememberFailed(&ln)
 	e.prev = prevLine{no: e.line, len: len(e.norm), midWord: len(e.norm) > 0 && (isLetter(e.norm[len(e.norm)-1]) || isDigit(e.norm[len(e.norm)-1]))}
 }
+
+// readyMsg is what sglang logs once its server is serving.
+var readyMsg = []byte("The server is fired up and ready to roll")
+
+// ReadyLine is the line of the last notice that the server was up and
+// serving, numbered as occurrences are (from the last Restart), or 0. It
+// may be called while another goroutine feeds the engine.
+func (e *Engine) ReadyLine() int64 { return e.ready.Load() }
 
 // quietWords remembers the last messages with words of failure that their
 // own logger stated below error level, so that the same message printed
