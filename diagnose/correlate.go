@@ -293,8 +293,16 @@ const (
 	causeLaterSameInput          // printed just after the reaction to it
 	causeCutSameInput            // a traceback cut before its exception, in its input
 	causeAnyOtherInput           // any cause in another input of the report
+	causeBareLine                // a line no record knows that only says it failed
 	noCause
 )
+
+// bare reports whether f is a line no record knows that only says
+// something failed: weaker evidence than a record or an exception, so no
+// error is blamed on it while a stronger cause is in the report.
+func bare(f *Finding) bool {
+	return f.Record == nil && f.ID == matcher.UnknownError && f.Exception == ""
+}
 
 // causeRank says how likely f is the cause of symptom s, by the ranks
 // above; noCause when it cannot be.
@@ -307,6 +315,8 @@ func causeRank(s, f *Finding) int {
 		return causeCutSameInput
 	case !isCause:
 		return noCause
+	case bare(f):
+		return causeBareLine
 	case f.src == s.src && f.Line < s.Line:
 		return causeEarlierSameInput
 	case f.src != s.src && f.FirstSeen != "" && s.FirstSeen != "" && f.FirstSeen <= s.FirstSeen:
@@ -340,7 +350,8 @@ func link(sorted []*Finding) {
 		}
 		w.RootCause = true
 		for _, f := range sorted {
-			if f == w || f.wrapper || !f.RootCause || f.Partial || f.Severity < patterns.SeverityError || f.src != w.src {
+			if f == w || f.wrapper || !f.RootCause || f.Partial || f.Severity < patterns.SeverityError || f.src != w.src ||
+				w.wrapper && bare(f) {
 				continue
 			}
 			after := f.Line > w.EndLine && f.Line-w.EndLine <= wrapperGap

@@ -429,3 +429,21 @@ func TestUnknownLineBeforeTheServerCameUp(t *testing.T) {
 		})
 	}
 }
+
+// A wrapper does not follow from a line no record knows that only says it
+// failed, nor is a symptom blamed on such a line while a stronger cause is
+// in the report.
+func TestBareLineIsNoCauseOfRecordsErrors(t *testing.T) {
+	wrapRec := &patterns.Record{ID: "wrap", Severity: patterns.SeverityError, Role: patterns.RoleWrapper}
+	symRec := &patterns.Record{ID: "sym", Severity: patterns.SeverityError, Role: patterns.RoleSymptom}
+	bareLine := &Finding{ID: matcher.UnknownError, key: "u", Line: 71, EndLine: 71, Severity: patterns.SeverityError, RootCause: true}
+	wrap := &Finding{ID: "wrap", key: "wrap", Record: wrapRec, Line: 75, EndLine: 80, Severity: patterns.SeverityError, RootCause: true, wrapper: true}
+	sym := &Finding{ID: "sym", key: "sym", Record: symRec, Line: 90, EndLine: 90, Severity: patterns.SeverityError}
+	order([]*Finding{bareLine, wrap, sym})
+	if !wrap.RootCause {
+		t.Errorf("the wrapper follows from %q", wrap.SymptomOf)
+	}
+	if sym.SymptomOf != "wrap" {
+		t.Errorf("the symptom follows from %q, want wrap", sym.SymptomOf)
+	}
+}
