@@ -102,8 +102,14 @@ func FuzzMatchLineDifferential(f *testing.F) {
 		if r.Gen != nil && i%5 != 0 {
 			continue // a fifth of the sampled generated records' lines
 		}
-		for _, l := range append(slices.Clone(r.Tests.Match), r.Tests.NoMatch...) {
+		for i, l := range append(slices.Clone(r.Tests.Match), r.Tests.NoMatch...) {
 			f.Add([]byte(l))
+			if i != 0 && i != len(r.Tests.Match) {
+				// The variants of a record's first line and first near
+				// miss: every line of every record in every shape would
+				// make the naive loop the slowest test of all.
+				continue
+			}
 			f.Add([]byte("[2026-08-28 10:15:20 TP3] " + l))
 			// An escape inside the needle: only the normalized view matches.
 			if len(l) > 10 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 )
 
@@ -15,14 +16,18 @@ type explainCmd struct {
 
 // Run shows a record by id, or the findings in the given text.
 func (c *explainCmd) Run(e *env) error {
-	m, err := e.load()
+	pack, err := e.pack(patterns.Builtin)
 	if err != nil {
 		return err
 	}
 	text := strings.Join(c.What, " ")
 	p := e.printer(e.stdout)
-	if r := m.Pack().Lookup(strings.TrimSpace(text)); r != nil {
-		return p.Record(r)
+	if r := pack.Lookup(strings.TrimSpace(text)); r != nil {
+		return p.Record(r) // a record by id: no automaton needed
+	}
+	m, err := matcher.Compile(pack)
+	if err != nil {
+		return err
 	}
 	sess := diagnose.New(m, diagnose.Options{})
 	if err := sess.Add("text", diagnose.SourceOptions{}).Scan(strings.NewReader(text)); err != nil {
