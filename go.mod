@@ -3,7 +3,6 @@ module github.com/tailfix/tailfix
 go 1.25.4
 
 require (
-	github.com/agnivade/levenshtein v1.2.2
 	github.com/alecthomas/kong v1.17.0
 	github.com/charmbracelet/lipgloss v1.1.0
 	github.com/charmbracelet/x/ansi v0.8.0

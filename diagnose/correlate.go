@@ -420,6 +420,29 @@ func link(sorted []*Finding) {
 			s.SymptomOf, s.cause = best.ID, best
 		}
 	}
+	quiet(sorted)
+}
+
+// quiet takes below error level what the log itself shows did not stop
+// the server: a bare line after which the server came up and served, and
+// the symptoms of a stop that was asked for. A finding taken down before
+// is judged again, as a live report is ordered again and again.
+func quiet(sorted []*Finding) {
+	for _, f := range sorted {
+		if f.quieted {
+			f.Severity, f.quieted = patterns.SeverityError, false
+			if f.Record != nil {
+				f.Severity = f.Record.Severity
+			}
+		}
+	}
+	for _, f := range sorted {
+		if f.readyAfter && bare(f) && f.RootCause && !f.Partial {
+			// The server came up and served after it: it is shown as
+			// a warning.
+			f.Severity, f.quieted = patterns.SeverityWarning, true
+		}
+	}
 	quietAfterStop(sorted)
 }
 
@@ -428,22 +451,6 @@ func link(sorted []*Finding) {
 // that cleans up after it, with no error of their own between the stop
 // and them, are the shutdown.
 func quietAfterStop(sorted []*Finding) {
-	for _, s := range sorted {
-		if s.quieted {
-			s.Severity, s.quieted = patterns.SeverityError, false
-			if s.Record != nil {
-				s.Severity = s.Record.Severity
-			}
-		}
-	}
-	for _, f := range sorted {
-		if f.readyAfter && f.Record == nil && f.ID == matcher.UnknownError && f.RootCause && !f.Partial && f.Exception == "" {
-			// A line no record knows that only says something failed,
-			// after which the server came up and served: it did not stop
-			// it. It is shown as a warning.
-			f.Severity, f.quieted = patterns.SeverityWarning, true
-		}
-	}
 	for _, s := range sorted {
 		if s.RootCause || s.Record == nil || s.Record.Role != patterns.RoleSymptom || s.Severity < patterns.SeverityError {
 			continue

@@ -3,6 +3,7 @@ package launch
 import (
 	"strings"
 
+	"github.com/tailfix/tailfix/internal/editdist"
 	"github.com/tailfix/tailfix/patterns"
 )
 
@@ -87,31 +88,5 @@ func abs(n int) int {
 // each count one. It stops early, returning limit, once the distance
 // cannot be below limit.
 func distance(a, b string, limit int) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d = min(d, prev2[j-2]+1)
-			}
-			cur[j] = d
-			rowMin = min(rowMin, d)
-		}
-		if rowMin >= limit {
-			return limit
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
+	return editdist.Distance([]byte(a), []byte(b), true, limit)
 }

@@ -576,11 +576,7 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			// The task or callback asyncio names, and the exception it
 			// ended with.
 			if m := asyncExcRE.FindSubmatch(msg); m != nil {
-				msg := m[2]
-				if !bytes.HasSuffix(m[1], []byte("KeyError")) {
-					msg = unquoteRepr(msg)
-				}
-				ev.asyncExc = &exc{line: e.line, class: keep(m[1]), msg: keep(msg)}
+				ev.asyncExc = &exc{line: e.line, class: keep(m[1]), msg: keep(reprMessage(m[1], m[2]))}
 			}
 			return msg, true
 		case bytes.HasPrefix(msg, groupHead), bytes.HasPrefix(bytes.TrimLeft(msg, " +"), groupHead):
@@ -616,11 +612,7 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			// The error a compiler's message wraps, as its repr, after
 			// the source lines it quotes.
 			m := reprExcRE.FindSubmatch(msg)
-			arg := m[2]
-			if !bytes.HasSuffix(m[1], []byte("KeyError")) {
-				arg = unquoteRepr(arg)
-			}
-			ev.excs = append(ev.excs, exc{line: e.line, class: keep(m[1]), msg: keep(arg), group: ev.group, wrapped: true})
+			ev.excs = append(ev.excs, exc{line: e.line, class: keep(m[1]), msg: keep(reprMessage(m[1], m[2])), group: ev.group, wrapped: true})
 			return msg, true
 		case ev.msgOpen && ev.msgLines < maxMessageLines && !opensEvent(msg, owners) && !bareException(msg) &&
 			(!ev.msgBlank || ev.msgLines > 0 || ev.excs[len(ev.excs)-1].msg == "") &&
@@ -970,9 +962,13 @@ func wrapsRepr(ev *event) bool {
 	return n > 0 && !ev.excs[n-1].wrapped && strings.HasSuffix(ev.excs[n-1].class, "CompilationError")
 }
 
-// unquoteRepr turns the argument of an exception's repr into its message
-// as Python prints it: 'boom' is boom. (A KeyError prints its key quoted.)
-func unquoteRepr(arg []byte) []byte {
+// reprMessage turns the argument of an exception's repr into its message
+// as Python prints it: RuntimeError('boom') says boom, and a KeyError says
+// its key quoted, 'rid-1'.
+func reprMessage(class, arg []byte) []byte {
+	if bytes.HasSuffix(class, []byte("KeyError")) {
+		return arg
+	}
 	if n := len(arg); n >= 2 && (arg[0] == '\'' || arg[0] == '"') && arg[n-1] == arg[0] && !bytes.ContainsAny(arg[1:n-1], "'\"") {
 		return arg[1 : n-1]
 	}

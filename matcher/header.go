@@ -220,9 +220,7 @@ func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scrat
 		if n = repeatedPrefix(rest, recent, scratch); n < 0 {
 			return -1
 		}
-		h.prop.of(rest[:n])
-		h.proposing, h.carried, h.missed = true, 1, 0
-		return n
+		return h.start(rest[:n])
 	}
 	// ParseLine took off less than the prefix, or took it as a record
 	// header: a header on every line of a traceback is not a new record
@@ -317,9 +315,15 @@ func (h *headerLearner) proposeMargin(rest []byte) int {
 			return -1
 		}
 	}
-	h.prop.of(rest[:n])
+	return h.start(rest[:n])
+}
+
+// start proposes prefix as the header, carried by the proposing line, and
+// returns its length.
+func (h *headerLearner) start(prefix []byte) int {
+	h.prop.of(prefix)
 	h.proposing, h.carried, h.missed = true, 1, 0
-	return n
+	return len(prefix)
 }
 
 // recentLines keeps the starts of the last non-blank lines of an input,

@@ -53,17 +53,26 @@ func commandCases(app *kong.Application, indent string) string {
 
 // valueFlags returns the scope patterns of the flags that take a value.
 func valueFlags(app *kong.Application) []string {
-	var pats []string
+	var all []string
+	eachValueFlag(app, func(_ *kong.Flag, pats []string) { all = append(all, pats...) })
+	return all
+}
+
+// eachValueFlag calls fn with every flag that takes a value, command by
+// command, and the "command|flag" case patterns of its spellings.
+func eachValueFlag(app *kong.Application, fn func(f *kong.Flag, pats []string)) {
 	walkCommands(app.Node, func(n *kong.Node) {
 		for _, f := range ownFlags(n) {
-			if takesValue(f) {
-				for _, s := range flagSpellings(f) {
-					pats = append(pats, scopeCase(commandPath(n), s))
-				}
+			if !takesValue(f) {
+				continue
 			}
+			var pats []string
+			for _, s := range flagSpellings(f) {
+				pats = append(pats, scopeCase(commandPath(n), s))
+			}
+			fn(f, pats)
 		}
 	})
-	return pats
 }
 
 // flagWords is every spelling of the flags a command accepts, and the --
@@ -155,17 +164,8 @@ _%[1]s_takes_value() {
 _%[1]s_value() {
     case "$1|$2" in
 `, name)
-	walkCommands(app.Node, func(n *kong.Node) {
-		for _, f := range ownFlags(n) {
-			if !takesValue(f) {
-				continue
-			}
-			var pats []string
-			for _, s := range flagSpellings(f) {
-				pats = append(pats, scopeCase(commandPath(n), s))
-			}
-			fmt.Fprintf(&b, "    %s) %s ;;\n", strings.Join(pats, " | "), bashValue(f.Value, kindOf(f.Value, flagPlaceholder(f))))
-		}
+	eachValueFlag(app, func(f *kong.Flag, pats []string) {
+		fmt.Fprintf(&b, "    %s) %s ;;\n", strings.Join(pats, " | "), bashValue(f.Value, kindOf(f.Value, flagPlaceholder(f))))
 	})
 	fmt.Fprintf(&b, `    esac
 }
@@ -312,17 +312,8 @@ _%[1]s_takes_value() {
 _%[1]s_value() {
     case "$1|$2" in
 `, name)
-	walkCommands(app.Node, func(n *kong.Node) {
-		for _, f := range ownFlags(n) {
-			if !takesValue(f) {
-				continue
-			}
-			var pats []string
-			for _, s := range flagSpellings(f) {
-				pats = append(pats, scopeCase(commandPath(n), s))
-			}
-			fmt.Fprintf(&b, "    (%s) %s ;;\n", strings.Join(pats, "|"), zshValue(f.Value, kindOf(f.Value, flagPlaceholder(f)), flagPlaceholder(f)))
-		}
+	eachValueFlag(app, func(f *kong.Flag, pats []string) {
+		fmt.Fprintf(&b, "    (%s) %s ;;\n", strings.Join(pats, "|"), zshValue(f.Value, kindOf(f.Value, flagPlaceholder(f)), flagPlaceholder(f)))
 	})
 	fmt.Fprintf(&b, `    esac
 }

@@ -228,6 +228,11 @@ func decideColor(flag string, w io.Writer, getenv func(string) string) bool {
 	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
 		return false
 	}
+	return isTerminal(w)
+}
+
+// isTerminal reports whether w writes to a terminal.
+func isTerminal(w io.Writer) bool {
 	fd, ok := fdOf(w)
 	return ok && term.IsTerminal(fd)
 }
@@ -244,15 +249,24 @@ func fdOf(w io.Writer) (int, bool) {
 // terminalWidth is the width to wrap the text written to w at: COLUMNS
 // when set, else the terminal's width, else 100; at most 120.
 func terminalWidth(w io.Writer, getenv func(string) string) int {
-	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
+	if n, ok := columns(w, getenv); ok {
 		return min(n, 120)
 	}
+	return 100
+}
+
+// columns is the width COLUMNS states, else the width of the terminal
+// behind w; ok is false when neither says.
+func columns(w io.Writer, getenv func(string) string) (n int, ok bool) {
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
+		return n, true
+	}
 	if fd, ok := fdOf(w); ok {
-		if w, _, err := term.GetSize(fd); err == nil && w > 0 {
-			return min(w, 120)
+		if n, _, err := term.GetSize(fd); err == nil && n > 0 {
+			return n, true
 		}
 	}
-	return 100
+	return 0, false
 }
 
 // load builds the matcher from the built-in pack and any --patterns dirs.

@@ -9,12 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 	"go.yaml.in/yaml/v3"
-	"golang.org/x/term"
 
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
@@ -95,14 +93,10 @@ func (c patternsListCmd) Run(e *env) error {
 // (COLUMNS when set) when w is a terminal; 0, no limit, when it is not, so
 // that a pipe or a file gets whole titles.
 func listWidth(w io.Writer, getenv func(string) string) int {
-	fd, ok := fdOf(w)
-	if !ok || !term.IsTerminal(fd) {
+	if !isTerminal(w) {
 		return 0
 	}
-	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	if n, _, err := term.GetSize(fd); err == nil && n > 0 {
+	if n, ok := columns(w, getenv); ok {
 		return n
 	}
 	return 80

@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/tailfix/tailfix/remedies"
 )
 
@@ -25,8 +23,7 @@ func wantsProgress(w io.Writer, size int64) bool {
 	if size < progressMin {
 		return false
 	}
-	fd, ok := fdOf(w)
-	return ok && term.IsTerminal(fd)
+	return isTerminal(w)
 }
 
 // progress redraws one line on a terminal while a file is scanned: how

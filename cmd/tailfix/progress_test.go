@@ -63,19 +63,23 @@ func TestProgressRedrawsAndClears(t *testing.T) {
 	var mu sync.Mutex
 	var out bytes.Buffer
 	w := writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(b) })
+	written := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+	const line = "\r\x1b[Kscanning x.log: 1 MiB of 2 MiB (50%)"
 	pr, pw := io.Pipe()
 	p := startProgress(w, "x.log", 2<<20, func() int { return 2 })
 	go func() {
 		pw.Write(make([]byte, 1<<20))
-		time.Sleep(50 * time.Millisecond)
+		// Half is read: wait for the line that says so (it comes within
+		// a few ticks; a starved test machine may take longer).
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !strings.Contains(written(), line); {
+			time.Sleep(progressEvery)
+		}
 		pw.Close()
 	}()
 	io.Copy(io.Discard, p.reader(pr))
 	p.finish()
-	mu.Lock()
-	got := out.String()
-	mu.Unlock()
-	if !strings.Contains(got, "\r\x1b[Kscanning x.log: 1 MiB of 2 MiB (50%)") || !strings.Contains(got, "2 errors so far") {
+	got := written()
+	if !strings.Contains(got, line) || !strings.Contains(got, "2 errors so far") {
 		t.Errorf("no progress line drawn: %q", got)
 	}
 	if !strings.HasSuffix(got, "\r\x1b[K") {

@@ -2,11 +2,12 @@ package main
 
 import (
 	"cmp"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
+	"github.com/tailfix/tailfix/internal/editdist"
 )
 
 // idLike matches what can only be meant as a record id: one word of the
@@ -85,11 +86,11 @@ func (a idWords) distance(b idWords) float64 {
 	if (charLow+wordLow)/2 > suggestCutoff {
 		return 1
 	}
-	words := ratio(wordDistance(a.words, b.words), max(len(a.words), len(b.words)))
+	words := ratio(editdist.Distance(a.words, b.words, false, math.MaxInt), max(len(a.words), len(b.words)))
 	if (charLow+words)/2 > suggestCutoff {
 		return 1
 	}
-	chars := ratio(levenshtein.ComputeDistance(a.s, b.s), max(len(a.s), len(b.s)))
+	chars := ratio(editdist.Distance([]rune(a.s), []rune(b.s), false, math.MaxInt), max(len(a.s), len(b.s)))
 	return (chars + words) / 2
 }
 
@@ -105,26 +106,4 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-// wordDistance is the Levenshtein distance between two lists of words:
-// inserting, deleting or replacing a word counts one.
-func wordDistance(a, b []string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
