@@ -258,6 +258,12 @@ func gram(b []byte) uint32 {
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
+// handNeedle caps the needles of hand-written records. Most of the
+// automaton's states were theirs at 48 bytes, and its build time with them;
+// 16 bytes of a record's literal still propose few lines, and each
+// proposal is confirmed by the record's own regexp.
+const handNeedle = 24
+
 // genNeedle caps the needles of generated records: with thousands of
 // records, shorter needles keep the automaton small and quick to build,
 // and 12 bytes of a message's text still propose few lines.
@@ -320,21 +326,16 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 		p.benign = rec.Benign()
 		p.fallback = rec.HasTag(patterns.TagFallback)
 		p.quiet = p.gen && rec.Severity < patterns.SeverityWarning
-		if rec.Match.Frame != "" {
-			fr, err := regexp.Compile(rec.Match.Frame)
-			if err != nil {
-				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
-			}
-			p.frame = fr
-		}
 		if rec.Match.Message != "" {
 			p.lit = []byte(rec.Match.Message)
-		} else if !p.gen && rec.Match.Regex != "" {
-			re, err := regexp.Compile(rec.Match.Regex)
+		} else if !p.gen || rec.Match.Frame != "" {
+			// A generated record's regexp is compiled when a line first
+			// proposes it.
+			re, fr, err := rec.Compiled()
 			if err != nil {
 				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
 			}
-			p.re = re
+			p.re, p.frame = re, fr
 		}
 		if g := rec.Gen; g != nil && (g.Kind == "raise" || g.Kind == "assert") {
 			if m.raised == nil {
@@ -348,7 +349,7 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 			}
 			continue
 		}
-		ns, limit := []string(nil), maxNeedle
+		ns, limit := []string(nil), handNeedle
 		if g := rec.Gen; g != nil {
 			ns, limit = g.Needles, genNeedle
 		} else {

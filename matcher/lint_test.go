@@ -25,7 +25,7 @@ func TestTestRecords(t *testing.T) {
 	for _, f := range failures {
 		got = append(got, f.String())
 	}
-	want := []string{`test.yaml: t/oom: does not match "no such line here"`, `test.yaml: t/oom: matches "RuntimeError: CUDA out of memory, said the test"`}
+	want := []string{`test.yaml:2: t/oom: does not match "no such line here"`, `test.yaml:2: t/oom: matches "RuntimeError: CUDA out of memory, said the test"`}
 	if lines != 3 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("%d lines, failures:\n%s\nwant:\n%s", lines, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -57,11 +57,11 @@ func TestLintHealthy(t *testing.T) {
 	}{
 		{"quiet", "[2026-11-29 10:15:02 TP0] Load weight begin.\nDecode batch\n", nil, 2, 0},
 		{"an error-level record matches, CRLF", "ok\r\ntorch.OutOfMemoryError: CUDA out of memory.\r\n", []string{
-			`test.yaml: t/oom: matches line 2 of the healthy log h.log: "torch.OutOfMemoryError: CUDA out of memory."`}, 2, 0},
+			`test.yaml:19: t/oom: matches line 2 of the healthy log h.log: "torch.OutOfMemoryError: CUDA out of memory."`}, 2, 0},
 		{"a long line is clipped", "CUDA out of memory " + long + "\n", []string{
-			`test.yaml: t/oom: matches line 1 of the healthy log h.log: "CUDA out of memory ` + long[:100] + `…"`}, 1, 0},
+			`test.yaml:19: t/oom: matches line 1 of the healthy log h.log: "CUDA out of memory ` + long[:100] + `…"`}, 1, 0},
 		{"no final newline", "x\nCUDA out of memory", []string{
-			`test.yaml: t/oom: matches line 2 of the healthy log h.log: "CUDA out of memory"`}, 2, 0},
+			`test.yaml:19: t/oom: matches line 2 of the healthy log h.log: "CUDA out of memory"`}, 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

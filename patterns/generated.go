@@ -32,27 +32,37 @@ func GeneratedRecords() ([]*Record, error) {
 }
 
 func parseSites(origin, text string) ([]*Record, error) {
-	recs := make([]*Record, 0, strings.Count(text, "\n"))
-	for n, line := range strings.Split(text, "\n") {
+	n := strings.Count(text, "\n") + 1
+	// One allocation each for the records and their parts: a table of
+	// thousands of records is on every command's start-up path.
+	recs := make([]*Record, 0, n)
+	slab := make([]Record, 0, n)
+	gens := make([]Generated, 0, n)
+	sites := make([]Site, 0, n)
+	var f [22]string
+	for lineNo := 1; text != ""; lineNo++ {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		f := strings.Split(line, "\t")
-		if len(f) != 22 {
-			return nil, &RecordError{File: origin, Line: n + 1, Err: fmt.Errorf("%d fields, want 22", len(f))}
+		if c := strings.Count(line, "\t") + 1; c != len(f) {
+			return nil, &RecordError{File: origin, Line: lineNo, Err: fmt.Errorf("%d fields, want %d", c, len(f))}
 		}
-		for i := range f {
-			f[i] = untsv(f[i])
+		for k := range f {
+			f[k], line, _ = strings.Cut(line, "\t")
+			f[k] = untsv(f[k])
 		}
 		sev, err := ParseSeverity(f[1])
 		if err != nil {
-			return nil, &RecordError{File: origin, Line: n + 1, ID: f[0], Field: "severity", Err: err}
+			return nil, &RecordError{File: origin, Line: lineNo, ID: f[0], Field: "severity", Err: err}
 		}
-		lineNo, _ := strconv.Atoi(f[7])
-		sites, _ := strconv.Atoi(f[10])
-		g := &Generated{Kind: f[2], Template: f[5], Qualname: f[9], Sites: sites, Guard: f[12], Commit: f[13],
+		srcLine, _ := strconv.Atoi(f[7])
+		nsites, _ := strconv.Atoi(f[10])
+		gens = append(gens, Generated{Kind: f[2], Template: f[5], Qualname: f[9], Sites: nsites, Guard: f[12], Commit: f[13],
 			Needles:      strings.Split(f[15], "\x1f"),
-			FirstRelease: f[18], LastRelease: f[19], RemovedIn: f[20], RemovedBy: f[21]}
+			FirstRelease: f[18], LastRelease: f[19], RemovedIn: f[20], RemovedBy: f[21]})
+		g := &gens[len(gens)-1]
 		if f[11] != "" {
 			g.Flags = strings.Fields(f[11])
 		}
@@ -71,17 +81,20 @@ func parseSites(origin, text string) ([]*Record, error) {
 			// another process ended; its own output says why.
 			role = RoleSymptom
 		}
-		recs = append(recs, &Record{
+		sites = append(sites, Site{Repo: "sgl-project/sglang", File: f[6], Line: srcLine, Function: f[8]})
+		slab = append(slab, Record{
 			ID:       f[0],
 			Title:    f[17],
 			Severity: sev,
 			Role:     role,
 			Match:    Match{Exception: f[3], Regex: f[4]},
-			Where:    &Site{Repo: "sgl-project/sglang", File: f[6], Line: lineNo, Function: f[8]},
+			Where:    &sites[len(sites)-1],
 			Tests:    Tests{Match: []string{sample}, NoMatch: []string{miss}},
-			Origin:   fmt.Sprintf("%s:%d", origin, n+1),
+			Origin:   origin,
+			Line:     lineNo,
 			Gen:      g,
 		})
+		recs = append(recs, &slab[len(slab)-1])
 	}
 	return recs, nil
 }
@@ -108,7 +121,13 @@ var childExitedRE = regexp.MustCompile(`^not \(?[\w.\[\]]+\.is_alive\(\)\)?$|^[\
 
 // childExited reports whether a message is raised under a guard that
 // says another process ended: it follows from that process's own failure.
-func childExited(guard string) bool { return childExitedRE.MatchString(guard) }
+func childExited(guard string) bool {
+	// Most guards name neither: the test is on every generated record.
+	if !strings.Contains(guard, "is_alive()") && !strings.Contains(guard, ".poll()") && !strings.Contains(guard, "code != 0") {
+		return false
+	}
+	return childExitedRE.MatchString(guard)
+}
 
 // endsInPlaceholder reports whether a message template ends with a value
 // filled in at run time: "{e}", "{e!r}.", "%s".

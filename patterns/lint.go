@@ -16,7 +16,7 @@ type Problem struct {
 // String is the problem with where the record is from and its id:
 // "origin: id: what".
 func (p Problem) String() string {
-	return fmt.Sprintf("%s: %s: %s", p.Record.Origin, p.Record.ID, p.What)
+	return fmt.Sprintf("%s: %s: %s", p.Record.place(), p.Record.ID, p.What)
 }
 
 // Lint checks each record of the pack on its own beyond what loading

@@ -23,6 +23,9 @@ func (r *Record) Needles() ([]string, error) {
 	if r.Match.Message != "" {
 		return []string{r.Match.Message}, nil
 	}
+	if c := r.compiled; c != nil && c.of == r.Match && c.needles != nil {
+		return c.needles, nil
+	}
 	src := r.Match.Regex
 	if r.Match.Frame != "" {
 		src = r.Match.Frame // the frame line is the one proposed

@@ -3,7 +3,8 @@ package patterns
 import (
 	"bytes"
 	"cmp"
-	"embed"
+	_ "embed"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +22,17 @@ import (
 	"regexp/syntax"
 )
 
-//go:embed */*.yaml
-var builtin embed.FS
+// curatedGob is the hand-written records (the YAML files beside this
+// package, one directory per family), parsed and validated at generate
+// time: decoding it takes a few milliseconds where parsing the YAML takes
+// tens, on the start-up path of every command.
+//
+//go:embed generated/curated.gob
+var curatedGob []byte
+
+// SourcePattern names the hand-written pattern files inside the package's
+// directory.
+const SourcePattern = "*/*.yaml"
 
 // Pack is a validated set of records with unique ids.
 type Pack struct {
@@ -71,7 +81,7 @@ func Builtin() (*Pack, error) {
 		defer close(done)
 		gen, genErr = GeneratedRecords()
 	}()
-	hand, err := Load(builtin, "patterns")
+	hand, err := Curated()
 	<-done
 	if err != nil {
 		return nil, err
@@ -84,7 +94,28 @@ func Builtin() (*Pack, error) {
 
 // Curated returns only the hand-written records embedded in the binary.
 func Curated() (*Pack, error) {
-	return Load(builtin, "patterns")
+	var recs []*Record
+	if err := gob.NewDecoder(bytes.NewReader(curatedGob)).Decode(&recs); err != nil {
+		return nil, fmt.Errorf("patterns/generated/curated.gob: %w (run go generate ./patterns)", err)
+	}
+	// Validated when the file was written; the matcher compiles each
+	// expression once.
+	return index(recs, false)
+}
+
+// LoadSources reads the hand-written records from the package's own
+// directory (fsys), as go generate does to write the embedded copy.
+func LoadSources(fsys fs.FS) (*Pack, error) {
+	names, err := fs.Glob(fsys, SourcePattern)
+	if err != nil {
+		return nil, err
+	}
+	return loadFiles(fsys, "patterns", names)
+}
+
+// EncodeCurated writes the hand-written records as Curated reads them.
+func EncodeCurated(w io.Writer, p *Pack) error {
+	return gob.NewEncoder(w).Encode(p.Records)
 }
 
 // LoadDir loads every .yaml, .yml and .json file under dir.
@@ -115,6 +146,11 @@ func Load(fsys fs.FS, prefix string) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadFiles(fsys, prefix, names)
+}
+
+// loadFiles reads the named pattern files of fsys.
+func loadFiles(fsys fs.FS, prefix string, names []string) (*Pack, error) {
 	// Files are parsed in parallel, and their records kept in file order.
 	parsed := make([][]*Record, len(names))
 	errs := make([]error, len(names))
@@ -332,19 +368,25 @@ func (r *Record) Validate() error {
 	if r.Match.Message != "" && len(r.Match.Message) < MinNeedle {
 		return fail("match.message", fmt.Errorf("%q is shorter than %d bytes", r.Match.Message, MinNeedle))
 	}
+	c := &compiledMatch{of: r.Match}
+	var err error
 	if r.Match.Frame != "" {
-		if _, err := regexp.Compile(r.Match.Frame); err != nil {
+		if c.frame, err = regexp.Compile(r.Match.Frame); err != nil {
 			return fail("match.frame", err)
 		}
 	}
 	if r.Match.Regex != "" || r.Match.Frame != "" {
-		if _, err := regexp.Compile(r.Match.Regex); err != nil {
+		if c.re, err = regexp.Compile(r.Match.Regex); err != nil {
 			return fail("match.regex", err)
 		}
-		if _, err := r.Needles(); err != nil {
+		if r.Match.Regex == "" {
+			c.re = nil // a frame record's empty regex matches any message
+		}
+		if c.needles, err = r.Needles(); err != nil {
 			return fail(cmp.Or(map[bool]string{true: "match.frame"}[r.Match.Frame != ""], "match.regex"), err)
 		}
 	}
+	r.compiled = c
 	return nil
 }
 

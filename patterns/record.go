@@ -13,6 +13,7 @@ package patterns
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -127,6 +128,39 @@ type Record struct {
 	// A pack patterns learn writes carries it too: learned records are
 	// generated from source, and rank and read as the built-in ones.
 	Gen *Generated `yaml:"generated,omitempty" json:"generated,omitempty"`
+
+	// compiled is what Validate worked out from Match, kept so that the
+	// matcher does not parse and compile the same expressions again.
+	compiled *compiledMatch
+}
+
+// compiledMatch is a record's match compiled: the expressions, and the
+// prefilter needles, of the Match it was worked out from.
+type compiledMatch struct {
+	of      Match
+	re      *regexp.Regexp
+	frame   *regexp.Regexp
+	needles []string
+}
+
+// Compiled returns the record's regex and frame expressions compiled (nil
+// for those it does not have), compiling them unless Validate already did
+// for the same Match.
+func (r *Record) Compiled() (re, frame *regexp.Regexp, err error) {
+	if c := r.compiled; c != nil && c.of == r.Match {
+		return c.re, c.frame, nil
+	}
+	if r.Match.Regex != "" {
+		if re, err = regexp.Compile(r.Match.Regex); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r.Match.Frame != "" {
+		if frame, err = regexp.Compile(r.Match.Frame); err != nil {
+			return nil, nil, err
+		}
+	}
+	return re, frame, nil
 }
 
 // TagBenign marks a record of a line known to be harmless, such as an

@@ -4,13 +4,15 @@
 //
 //	go generate ./patterns
 //
-// It writes patterns/generated/sites.tsv (one record per distinct message),
+// It writes patterns/generated/curated.gob (the hand-written records,
+// parsed), patterns/generated/sites.tsv (one record per distinct message),
 // patterns/generated/flags.tsv (the flag table) and
 // patterns/generated/README.md (what was left out, and why).
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"flag"
@@ -100,10 +102,29 @@ func main() {
 	histPath := flag.String("history", "", "history.tsv written by patterns/internal/history (none: no release ranges)")
 	out := flag.String("out", "generated", "output directory")
 	flag.Parse()
+	if err := writeCurated(filepath.Join(*out, "curated.gob")); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
 	if err := run(*sitesPath, *argsPath, *histPath, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
+}
+
+// writeCurated parses and validates the hand-written records (the YAML
+// files of the current directory, the patterns package) and writes them in
+// the form the binary embeds.
+func writeCurated(path string) error {
+	pack, err := patterns.LoadSources(os.DirFS("."))
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := patterns.EncodeCurated(&b, pack); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 func run(sitesPath, argsPath, histPath, out string) error {
@@ -627,6 +648,8 @@ func writeReadme(path string, sites, recs int, skipped map[string]int, all []*re
 	b.WriteString("- `history.tsv`, `flag-history.tsv` and `flags-newest.jsonl` are written by patterns/internal/history from sglang's\n")
 	b.WriteString("  git history (run it with `-repo` pointing at a clone with history): every release, each\n")
 	b.WriteString("  Python file read with the project's own reader (the one `tailfix patterns learn` uses).\n")
+	b.WriteString("- `curated.gob` is the hand-written records (`patterns/*/*.yaml`), parsed and validated, as\n")
+	b.WriteString("  the binary embeds them: decoding it is quicker than parsing the YAML at start-up.\n")
 	b.WriteString("- `sites.tsv` holds one record per distinct message sglang raises or logs in any release,\n")
 	b.WriteString("  with the releases that print it, generated from `history.tsv`.\n")
 	b.WriteString("- `flags.tsv` is every `launch_server` flag of the newest release, with its type, default\n")
