@@ -357,6 +357,16 @@ func (c *Command) unknown(a *Arg, s *patterns.Flag) {
 		c.add(is)
 		return
 	}
+	if src := c.table.Source; src != "" && s == nil {
+		// The table was read from the user's own sglang: it is the whole
+		// truth about it.
+		is.Message = fmt.Sprintf("unrecognized argument %s: the installed sglang %s has no such flag (read from its source, %s)", a.Name, c.table.Release, src)
+		if c.table.Release == "" {
+			is.Message = fmt.Sprintf("unrecognized argument %s: the sglang source at %s has no such flag", a.Name, src)
+		}
+		c.add(is)
+		return
+	}
 	if s == nil {
 		// Nothing close: no typo, but perhaps a flag of a newer release
 		// than the table's. That stops only an sglang that lacks it.

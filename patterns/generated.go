@@ -207,7 +207,10 @@ type FlagTable struct {
 	// Newer is the user's sglang version when it is newer than every
 	// release the table knows (FlagTable.ForNewer): what the table does not
 	// know it may accept.
-	Newer  string
+	Newer string
+	// Source is the directory the table was read from (LearnFlagTable):
+	// the user's own sglang, so a flag it lacks is one the server lacks.
+	Source string
 	byName map[string]*Flag
 }
 

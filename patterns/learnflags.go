@@ -1,8 +1,14 @@
 package patterns
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"strings"
+
+	"github.com/tailfix/tailfix/internal/regular"
 )
 
 // FlagSite is one launch flag found in Python source: an argparse
@@ -401,4 +407,72 @@ func FirstSentence(help string) string {
 		}
 	}
 	return help
+}
+
+// FlagFile reports whether a file of the sglang package (its path inside
+// python/sglang) defines launch flags: the ServerArgs module and, since
+// the declarative layout, its groups.
+func FlagFile(rel string) bool {
+	return rel == "srt/server_args.py" || strings.HasPrefix(rel, "srt/arg_groups/") && strings.HasSuffix(rel, ".py")
+}
+
+// ErrNoFlagFiles is returned by LearnFlagTable for a tree that holds no
+// srt/server_args.py: not an sglang package.
+var ErrNoFlagFiles = errors.New("no srt/server_args.py: not the sglang package directory")
+
+// LearnFlagTable reads the launch flags of an installed sglang package
+// (fsys is its directory, the one holding srt/server_args.py) and returns
+// its flag table, of release. It is how check judges a command for a
+// release newer than the embedded tables know. A file the reader cannot
+// read is an error naming it: a table missing its flags would call them
+// unrecognized.
+func LearnFlagTable(fsys fs.FS, release string) (*FlagTable, error) {
+	var names []string
+	if _, err := fs.Stat(fsys, "srt/server_args.py"); err != nil {
+		return nil, ErrNoFlagFiles
+	}
+	names = append(names, "srt/server_args.py")
+	groups, _ := fs.Glob(fsys, "srt/arg_groups/*.py")
+	names = append(names, groups...)
+	t := &FlagTable{Release: release, byName: map[string]*Flag{}}
+	for _, name := range names {
+		src, err := regular.ReadFS(fsys, name, maxSourceBytes)
+		if err != nil {
+			return nil, err
+		}
+		sites, err := LearnFlags(name, src)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for i := range sites {
+			if t.byName[sites[i].Names[0]] == nil {
+				t.add(sites[i].flag())
+			}
+		}
+	}
+	if len(t.Flags) == 0 {
+		return nil, fmt.Errorf("srt/server_args.py: no launch flags found")
+	}
+	return t, nil
+}
+
+// flag is the table's entry for a flag found in the source, as the
+// generator writes the newest release's.
+func (f *FlagSite) flag() *Flag {
+	fl := &Flag{Names: f.Names, Dest: f.Dest, Type: f.Type, Default: f.Default, Choices: f.Choices,
+		Deprecated: f.Deprecated, DefinedAt: fmt.Sprintf("python/sglang/%s:%d", f.File, f.Line),
+		Help: FirstSentence(f.Help), Action: cmp.Or(f.Action, "store"), Nargs: f.Nargs}
+	// A default as the generator writes it: JSON of the value, none for None.
+	var def any
+	if json.Unmarshal([]byte(f.Default), &def) == nil {
+		fl.Default = ""
+		if def != nil {
+			b, _ := json.Marshal(def)
+			fl.Default = string(b)
+		}
+	}
+	if fl.Nargs == "" && f.Switch() {
+		fl.Nargs = "0" // as argparse records a flag that takes no value
+	}
+	return fl
 }

@@ -1,9 +1,11 @@
 package patterns
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestLearnFlags(t *testing.T) {
@@ -91,5 +93,60 @@ func TestLearnFlagFields(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A flag table read from an installed sglang: the ServerArgs module and its
+// argument groups, each flag once, with the table's lookups by spelling and
+// by dest, and defaults written as the generator writes them.
+func TestLearnFlagTable(t *testing.T) {
+	fsys := fstest.MapFS{
+		"srt/server_args.py": {Data: []byte(`class ServerArgs:
+    tp_size: A[int, Arg(help="Tensor parallel size. More.", aliases=["--tp"])] = 1
+    mem_fraction_static: A[Optional[float], "The fraction."] = None
+    schedule_conservativeness: A[float, "How conservative."] = 1.0
+
+    @staticmethod
+    def add_cli_args(parser):
+        parser.add_argument("--radix-eviction-policy", choices=["lru", "lfu", "tlru"], default="lru")
+        parser.add_argument("--tp-size", type=int)
+`)},
+		"srt/arg_groups/pd.py":  {Data: []byte(`parser.add_argument("--enable-pd-role-switch", action="store_true")` + "\n")},
+		"srt/arg_groups/README": {Data: []byte("parser.add_argument(\"--not-python\")\n")},
+	}
+	tab, err := LearnFlagTable(fsys, "0.5.99")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Release != "0.5.99" || len(tab.Flags) != 5 {
+		t.Fatalf("release %q, %d flags: %v", tab.Release, len(tab.Flags), tab.Flags)
+	}
+	tests := []struct {
+		name, dest, def, nargs, choices string
+	}{
+		{"--tp", "tp_size", "1", "", ""},
+		{"mem_fraction_static", "mem_fraction_static", "", "", ""},
+		{"--schedule-conservativeness", "schedule_conservativeness", "1", "", ""},
+		{"--radix-eviction-policy", "radix_eviction_policy", `"lru"`, "", "lru|lfu|tlru"},
+		{"--enable-pd-role-switch", "enable_pd_role_switch", "", "0", ""},
+	}
+	for _, tt := range tests {
+		fl := tab.Lookup(tt.name)
+		if fl == nil {
+			t.Errorf("%s: not in the table", tt.name)
+			continue
+		}
+		if fl.Dest != tt.dest || fl.Default != tt.def || fl.Nargs != tt.nargs || strings.Join(fl.Choices, "|") != tt.choices {
+			t.Errorf("%s: dest %q default %q nargs %q choices %v", tt.name, fl.Dest, fl.Default, fl.Nargs, fl.Choices)
+		}
+	}
+	if fl := tab.Lookup("--tp-size"); fl == nil || fl.Help != "Tensor parallel size." || fl.DefinedAt != "python/sglang/srt/server_args.py:2" {
+		t.Errorf("--tp-size: the first definition wins: %+v", fl)
+	}
+	if tab.Lookup("--not-python") != nil {
+		t.Error("a file that is not Python was read")
+	}
+	if _, err := LearnFlagTable(fstest.MapFS{"x.py": {Data: []byte("x = 1\n")}}, ""); !errors.Is(err, ErrNoFlagFiles) {
+		t.Errorf("a tree without server_args.py: %v", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 type checkCmd struct {
 	SglangVersion string   `name:"sglang-version" help:"The sglang release the command will run (0.4.6, 0.5.8.post1): flags and choices are judged against that release's. By default the command's Python interpreter (or python3) is asked for the installed sglang's version, without importing sglang; none: judge against the newest release tailfix knows." placeholder:"VERSION"`
+	SglangSrc     string   `name:"sglang-src" help:"The installed sglang package's directory (the one holding srt/server_args.py), or a checkout of sglang: for a release newer than tailfix knows, its flags are read from there. By default the command's Python is asked where sglang is installed." placeholder:"DIR" type:"path"`
 	Prefill       string   `help:"A prefill server's launch command, as one shell-quoted string; with --decode, the two are also checked against each other." placeholder:"CMD"`
 	Decode        string   `help:"A decode server's launch command, as one shell-quoted string." placeholder:"CMD"`
 	Command       []string `arg:"" optional:"" passthrough:"" name:"COMMAND" help:"The launch command, after --: python -m sglang.launch_server …, sglang serve … or launch_server.py …, with environment assignments before it if any."`
@@ -46,28 +47,51 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	version := c.SglangVersion
+	version, src := c.SglangVersion, c.SglangSrc
 	if version == "" {
 		words := args
 		if pair {
 			words = strings.Fields(cmp.Or(c.Prefill, c.Decode))
 		}
-		version = installedSglang(words)
-		e.log.Debug().Str("version", version).Msg("installed sglang")
+		var found string
+		version, found = installedSglang(words)
+		src = cmp.Or(src, found)
+		e.log.Debug().Str("version", version).Str("source", found).Msg("installed sglang")
 	}
-	if version != "" && version != "none" {
+	if version != "none" {
 		h, err := patterns.FlagHistories()
 		if err != nil {
 			return err
 		}
-		switch i, _ := h.Index(version); {
+		i, _ := h.Index(version)
+		switch {
+		case c.SglangSrc != "":
+			// The user's own source says which flags there are, whatever
+			// release it is.
+			i = patterns.Newer
+		case version == "":
 		case i >= 0:
 			table = table.At(h, i)
-		case i == patterns.Newer:
-			table = table.ForNewer(version)
 		case i == -1 && c.SglangVersion != "":
 			return hintError{fmt.Errorf("check: --sglang-version %q: not a release tailfix knows", version),
 				fmt.Sprintf("give a version such as 0.4.6 or 0.5.8.post1 (releases %s to %s), or none", h.Releases[0], h.Releases[len(h.Releases)-1])}
+		}
+		if i == patterns.Newer {
+			// A release newer than the tables: its own flags, read from
+			// its source when it can be found, else the newest table
+			// that knows it may accept more.
+			learnt, err := installedFlags(src, version)
+			switch {
+			case err == nil:
+				table = learnt
+			case c.SglangSrc != "":
+				return fmt.Errorf("check: --sglang-src %q: %w", c.SglangSrc, err)
+			default:
+				if src != "" {
+					e.log.Warn().Err(err).Str("source", src).Msg("could not read the installed sglang's flags")
+				}
+				table = table.ForNewer(version)
+			}
 		}
 	}
 	home, _ := os.UserHomeDir()
@@ -187,11 +211,45 @@ func printCheck(e *env, findings []*diagnose.Finding, what string) error {
 	return w.Flush()
 }
 
+// installedFlags reads the flag table of the sglang source at dir: the
+// package directory, or a checkout holding it under python/sglang.
+func installedFlags(dir, release string) (*patterns.FlagTable, error) {
+	if dir == "" {
+		return nil, errors.New("no sglang source found")
+	}
+	if st, err := os.Stat(dir); err != nil {
+		return nil, errors.Unwrap(err)
+	} else if !st.IsDir() {
+		return nil, errors.New("not a directory")
+	}
+	var err error
+	for _, d := range []string{dir, filepath.Join(dir, "python", "sglang"), filepath.Join(dir, "sglang")} {
+		var t *patterns.FlagTable
+		if t, err = patterns.LearnFlagTable(os.DirFS(d), release); err == nil {
+			t.Source = d
+			return t, nil
+		}
+		if !errors.Is(err, patterns.ErrNoFlagFiles) {
+			return nil, err
+		}
+	}
+	return nil, err
+}
+
+// installedPy asks for the installed sglang's version (importlib.metadata)
+// and its package directory (importlib.util.find_spec, which finds a
+// top-level package without importing it).
+const installedPy = `import importlib.metadata as m, importlib.util as u
+print(m.version('sglang'))
+s = u.find_spec('sglang')
+print(s.submodule_search_locations[0] if s and s.submodule_search_locations else '')`
+
 // installedSglang asks the Python interpreter a launch command runs (the
 // command's own python, the interpreter of its sglang script, or python3)
-// for the installed sglang's version, with importlib.metadata: sglang is
-// not imported. It returns "" when it cannot tell within two seconds.
-func installedSglang(words []string) string {
+// for the installed sglang's version and package directory, without
+// importing sglang. It returns "" for what it cannot tell within two
+// seconds.
+func installedSglang(words []string) (version, src string) {
 	py := "python3"
 	for _, w := range words {
 		if strings.Contains(w, "=") && !strings.HasPrefix(w, "-") {
@@ -211,11 +269,12 @@ func installedSglang(words []string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, py, "-c", "import importlib.metadata as m; print(m.version('sglang'))").Output()
+	out, err := exec.CommandContext(ctx, py, "-c", installedPy).Output()
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	return strings.TrimSpace(string(out))
+	version, src, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(version), strings.TrimSpace(src)
 }
 
 // shebang returns the interpreter a script names on its first line.

@@ -84,12 +84,6 @@ type flagFact struct {
 	switched     bool // the flag takes no value (store_true…), as of its last release
 }
 
-// flagFile reports whether a file of python/sglang defines launch flags:
-// the ServerArgs module and, since the declarative layout, its groups.
-func flagFile(rel string) bool {
-	return rel == "srt/server_args.py" || strings.HasPrefix(rel, "srt/arg_groups/")
-}
-
 func run(repo, until, out string) error {
 	g := &gitRepo{dir: repo}
 	full, err := g.lines("rev-parse", "--verify", until+"^{commit}")
@@ -135,7 +129,7 @@ func run(repo, until, out string) error {
 			for _, s := range sites {
 				note(facts, s, f.path, i)
 			}
-			if !flagFile(f.path) {
+			if !patterns.FlagFile(f.path) {
 				continue
 			}
 			fl, ok := flagCache[f.blob]
