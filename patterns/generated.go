@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"regexp"
@@ -31,6 +32,27 @@ func GeneratedRecords() ([]*Record, error) {
 	return parseSites(generatedOrigin, generatedSites)
 }
 
+// ReadSites reads a table of generated records, as BuildTable writes it:
+// the built-in one, or one `patterns learn` wrote. origin names it in
+// errors and in each record's Origin. Each record's regexp is compiled only
+// when a line first proposes it.
+func ReadSites(origin string, table []byte) ([]*Record, error) {
+	if !IsSitesTable(table) {
+		return nil, fmt.Errorf("%s: not a table of generated records (its first line is not %q)", origin, SitesHeader)
+	}
+	return parseSites(origin, string(table))
+}
+
+// IsSitesTable reports whether data starts as a table of generated records.
+func IsSitesTable(data []byte) bool {
+	if bytes.HasPrefix(data, []byte(repoLine)) {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return bytes.HasPrefix(data, []byte(SitesHeader+"\n"))
+}
+
 func parseSites(origin, text string) ([]*Record, error) {
 	n := strings.Count(text, "\n") + 1
 	// One allocation each for the records and their parts: a table of
@@ -40,9 +62,14 @@ func parseSites(origin, text string) ([]*Record, error) {
 	gens := make([]Generated, 0, n)
 	sites := make([]Site, 0, n)
 	var f [22]string
+	repo := "sgl-project/sglang"
 	for lineNo := 1; text != ""; lineNo++ {
 		var line string
 		line, text, _ = strings.Cut(text, "\n")
+		if r, ok := strings.CutPrefix(line, repoLine); ok {
+			repo = untsv(r)
+			continue
+		}
 		if line == "" || line[0] == '#' {
 			continue
 		}
@@ -81,7 +108,7 @@ func parseSites(origin, text string) ([]*Record, error) {
 			// another process ended; its own output says why.
 			role = RoleSymptom
 		}
-		sites = append(sites, Site{Repo: "sgl-project/sglang", File: f[6], Line: srcLine, Function: f[8]})
+		sites = append(sites, Site{Repo: repo, File: f[6], Line: srcLine, Function: f[8]})
 		slab = append(slab, Record{
 			ID:       f[0],
 			Title:    f[17],
@@ -212,6 +239,15 @@ type FlagTable struct {
 	// the user's own sglang, so a flag it lacks is one the server lacks.
 	Source string
 	byName map[string]*Flag
+}
+
+// NewFlagTable makes a flag table of the flags of one release.
+func NewFlagTable(flags []*Flag, release string) *FlagTable {
+	t := &FlagTable{Release: release, byName: map[string]*Flag{}}
+	for _, fl := range flags {
+		t.add(fl)
+	}
+	return t
 }
 
 func (t *FlagTable) add(fl *Flag) {

@@ -15,9 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tailfix/tailfix/pystr"
@@ -76,22 +74,9 @@ type LearnStats struct {
 	Skipped map[string]int
 }
 
-// Reasons a site does not become a record of its own.
-const (
-	SkipNoMessage = "no message"      // the message is not a string in the source
-	SkipGeneric   = "too generic"     // no line passes the MinLearnedLiteral rule
-	SkipSame      = "same message"    // merged into an earlier site's record
-	SkipControl   = "control chars"   // the message line holds terminal control bytes
-	SkipInvalid   = "invalid pattern" // the regex does not parse, compile or match its sample
-)
-
-// MinLearnedLiteral is the rule for messages too generic to recognise
-// safely: a message is learned only when one of its lines has a literal run
-// (the text between two run-time parts) that, with leading and trailing
-// spaces and punctuation trimmed, is at least MinLearnedLiteral bytes long
-// and holds at least two words. "{name} is not divisible by {n}" is learned;
-// "{x} not found", "actual_objs={actual_objs!r}" and "{a}: {b}" are not.
-const MinLearnedLiteral = 12
+// SkipNoMessage is the reason a site makes no record when its message is
+// not a string in the source (raise ValueError(msg), a bare assert).
+const SkipNoMessage = "no message in the source (a variable, or none)"
 
 // learnPlaceholder is what every run-time part of a message becomes.
 const learnPlaceholder = ".*?"
@@ -1060,358 +1045,33 @@ func quoteTemplateLiteral(s string) string {
 	return b.String()
 }
 
-// templateFromRegex reads back a regex made by templateRegex (or any regex of that
-// syntax): ok is false when it holds anything else.
-func templateFromRegex(re string) (parts []tmplPart, ok bool) {
-	var b tmplBuilder
-	for i := 0; i < len(re); {
-		if strings.HasPrefix(re[i:], learnPlaceholder) {
-			b.ph("…")
-			i += len(learnPlaceholder)
-			continue
-		}
-		c := re[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(re) {
-				return nil, false
-			}
-			n := re[i+1]
-			switch {
-			case n == 'n':
-				b.lit.WriteByte('\n')
-			case n == 't':
-				b.lit.WriteByte('\t')
-			case n == 'r':
-				b.lit.WriteByte('\r')
-			case n == 'x':
-				if i+4 > len(re) {
-					return nil, false
-				}
-				v, err := strconv.ParseUint(re[i+2:i+4], 16, 8)
-				if err != nil {
-					return nil, false
-				}
-				b.lit.WriteRune(rune(v))
-				i += 4
-				continue
-			case n < utf8.RuneSelf && (n == ' ' || unicode.IsPunct(rune(n)) || unicode.IsSymbol(rune(n))):
-				b.lit.WriteByte(n)
-			default:
-				return nil, false
-			}
-			i += 2
-		case strings.IndexByte(`.+*?()|[]{}^$`, c) >= 0:
-			return nil, false
-		default:
-			b.lit.WriteByte(c)
-			i++
-		}
-	}
-	return b.done(), true
-}
+// ---- the table ----
 
-// ---- records ----
-
-// Learned turns sites into records: one per distinct pattern. Sites with the
-// same message are merged into one record, which keeps the first site in
-// Where, notes how many others there are, and takes the highest severity
-// among them. A message spanning several lines is recognised by its first
-// line that passes the rule of MinLearnedLiteral; messages with no such
-// line are left out as too generic. stats.Skipped counts every site that
-// did not become a record of its own, by reason (the Skip* constants).
-//
-// Each record's id is learned/<file path without .py, slashes as
-// dots>/<first words of the message>, made unique with a numeric suffix;
-// its Origin is file:line; its one test line is the message with every
-// run-time part filled with "x" (after the exception class for a raise or
-// assert), and it matches the record's own regex. Severity: error for raise,
-// assert, logger.error and logger.exception; fatal for logger.critical;
-// warning for logger.warning.
-func Learned(sites []RaiseSite, repo string, stats *LearnStats) []*Record {
-	if stats.Skipped == nil {
-		stats.Skipped = map[string]int{}
-	}
-	var recs []*Record
-	byRegex := map[string]*learnedRecord{}
-	ids := map[string]bool{}
-	var order []*learnedRecord
-	for i := range sites {
-		s := &sites[i]
-		if s.Regex == "" {
-			stats.Skipped[SkipNoMessage]++
-			continue
-		}
-		parts, ok := templateFromRegex(s.Regex)
-		if !ok || !utf8.ValidString(s.Regex) {
-			stats.Skipped[SkipInvalid]++
-			continue
-		}
-		line, first, ok := learnDistinctiveLine(parts)
-		if !ok {
-			stats.Skipped[SkipGeneric]++
-			continue
-		}
-		if templateHasControl(line) {
-			stats.Skipped[SkipControl]++
-			continue
-		}
-		re := templateRegex(trimTemplatePlaceholders(line))
-		if lr := byRegex[re]; lr != nil {
-			lr.others++
-			lr.rec.Severity = max(lr.rec.Severity, siteSeverity(s.Kind))
-			stats.Skipped[SkipSame]++
-			continue
-		}
-		r, err := newLearnedRecord(s, repo, re, line, first, ids)
-		if err != nil {
-			stats.Skipped[SkipInvalid]++
-			continue
-		}
-		lr := &learnedRecord{rec: r, site: s}
-		byRegex[re] = lr
-		order = append(order, lr)
-	}
-	for _, lr := range order {
-		lr.rec.Gen.Sites += lr.others
-		if lr.others > 0 {
-			lr.rec.Cause += fmt.Sprintf(" The same message appears at %d other %s in the source.", lr.others, learnPlural(lr.others, "place", "places"))
-		}
-		recs = append(recs, lr.rec)
-	}
-	return recs
-}
-
-type learnedRecord struct {
-	rec    *Record
-	site   *RaiseSite
-	others int
-}
-
-func learnPlural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func siteSeverity(kind string) Severity {
-	switch kind {
-	case "logger.critical":
-		return SeverityFatal
-	case "logger.warning":
-		return SeverityWarning
-	}
-	return SeverityError
-}
-
-// learnDistinctiveLine returns the first line of a message that passes the rule
-// of MinLearnedLiteral, and whether it is the message's first line.
-func learnDistinctiveLine(parts []tmplPart) (line []tmplPart, first, ok bool) {
-	for i, l := range templateLines(parts) {
-		for _, pt := range l {
-			if !pt.ph && learnDistinctive(pt.lit) {
-				return l, i == 0, true
-			}
-		}
-	}
-	return nil, false, false
-}
-
-// learnDistinctive reports whether a literal run passes the rule of
-// MinLearnedLiteral.
-func learnDistinctive(lit string) bool {
-	t := strings.TrimFunc(lit, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(t) < MinLearnedLiteral {
-		return false
-	}
-	words := 0
-	for _, w := range strings.Fields(t) {
-		if strings.IndexFunc(w, unicode.IsLetter) >= 0 {
-			words++
-		}
-	}
-	return words >= 2
-}
-
-// templateLines splits a message at the line breaks of its literal text.
-func templateLines(parts []tmplPart) [][]tmplPart {
-	var lines [][]tmplPart
-	var cur []tmplPart
-	for _, pt := range parts {
-		if pt.ph {
-			cur = append(cur, pt)
-			continue
-		}
-		segs := strings.Split(strings.ReplaceAll(pt.lit, "\r", "\n"), "\n")
-		for i, seg := range segs {
-			if i > 0 {
-				lines = append(lines, cur)
-				cur = nil
-			}
-			if seg != "" {
-				cur = append(cur, tmplPart{lit: seg})
-			}
-		}
-	}
-	return append(lines, cur)
-}
-
-func trimTemplatePlaceholders(line []tmplPart) []tmplPart {
-	for len(line) > 0 && line[0].ph {
-		line = line[1:]
-	}
-	for len(line) > 0 && line[len(line)-1].ph {
-		line = line[:len(line)-1]
-	}
-	return line
-}
-
-func templateHasControl(line []tmplPart) bool {
-	for _, pt := range line {
-		if strings.IndexFunc(pt.lit, func(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// fillLine renders a line with each run-time part as repl.
-func fillLine(line []tmplPart, repl string) string {
-	var b strings.Builder
-	for _, pt := range line {
-		if pt.ph {
-			b.WriteString(repl)
-		} else {
-			b.WriteString(pt.lit)
-		}
-	}
-	return b.String()
-}
-
-var learnSlugWordRE = regexp.MustCompile(`[a-z0-9]+`)
-
-// learnClassLikeRE is an exception class name as a traceback prints it.
-var learnClassLikeRE = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*$`)
-
-func newLearnedRecord(s *RaiseSite, repo, re string, line []tmplPart, first bool, ids map[string]bool) (*Record, error) {
-	family := strings.TrimSuffix(s.File, ".py")
-	family = strings.Trim(slugRE.ReplaceAllString(strings.ToLower(strings.ReplaceAll(family, "/", ".")), "-"), "-._")
-	if family == "" {
-		family = "module"
-	}
-	words := learnSlugWordRE.FindAllString(strings.ToLower(fillLine(line, " ")), -1)
-	var slug string
-	for _, w := range words {
-		if len(slug)+len(w) > 40 && slug != "" {
-			break
-		}
-		if slug != "" {
-			slug += "-"
-		}
-		slug += w
-		if strings.Count(slug, "-") >= 5 {
-			break
-		}
-	}
-	if slug == "" {
-		slug = "message"
-	}
-	id := "learned/" + family + "/" + slug
-	for n := 2; ids[id]; n++ {
-		id = fmt.Sprintf("learned/%s/%s-%d", family, slug, n)
-	}
-	ids[id] = true
-
-	sample := fillLine(line, "x")
-	exc := ""
-	if s.Class != "" && learnClassLikeRE.MatchString(s.Class) {
-		exc = s.Class
-		if first && (s.Kind == "raise" || s.Kind == "assert") {
-			sample = exc + ": " + sample
-		}
-	}
-	title := strings.Join(strings.Fields(fillLine(line, "…")), " ")
-	if exc != "" {
-		title = exc + ": " + title
-	}
-	if utf8.RuneCountInString(title) > 100 {
-		title = string([]rune(title)[:99]) + "…"
-	}
-	fn := s.Function
-	if fn == "" {
-		fn = "<module>"
-	}
-	what := map[string]string{"raise": "raised", "assert": "an assertion that failed",
-		"logger.error": "logged at error level", "logger.exception": "logged at error level with a traceback",
-		"logger.warning": "logged as a warning", "logger.critical": "logged at critical level"}[s.Kind]
-	if what == "" {
-		what = "reported"
-	}
-	if s.Kind == "raise" && exc != "" {
-		what = "raised as " + exc
-	}
-	r := &Record{
-		ID:       id,
-		Title:    title,
-		Severity: siteSeverity(s.Kind),
-		Match:    Match{Exception: exc, Regex: re},
-		Where:    &Site{Repo: repo, File: s.File, Line: s.Line, Function: fn},
-		Cause: fmt.Sprintf("Learned from the source by tailfix patterns learn: this message is %s in %s (%s:%d).",
-			what, fn, s.File, s.Line),
-		Fix: Fix{Steps: []string{fmt.Sprintf("Read the code around %s:%d (%s) to see which condition leads to this message, and change the setting or input it checks.",
-			s.File, s.Line, fn)}},
-		Tags:   []string{"learned", strings.SplitN(s.Kind, ".", 2)[0]},
-		Tests:  Tests{Match: []string{sample}},
-		Origin: fmt.Sprintf("%s:%d", s.File, s.Line),
-	}
-	// Generated from source as the built-in generated records are: it
-	// ranks below a hand-written record of the same line, and carries
-	// where and under what condition it is raised.
-	kind := s.Kind
-	if kind == "logger.exception" {
-		kind = "logger.error"
-	}
-	guard := s.Guard
-	if s.Kind == "assert" && s.Condition != "" {
-		guard = "not (" + s.Condition + ")"
-	}
-	r.Gen = &Generated{Kind: kind, Template: strings.TrimSpace(renderTemplate(line)), Qualname: s.Function, Sites: 1, Guard: guard}
-	if msgLine, _, _ := strings.Cut(s.Message, "\n"); endsInPlaceholder(r.Gen.Template) || first && endsInPlaceholder(msgLine) {
-		// "Scheduler hit an exception: {e}": the error is what fills it.
-		r.Role = RoleWrapper
-	}
-	if err := r.Validate(); err != nil {
-		return nil, err
-	}
-	needles, err := r.Needles()
+// LearnTable learns a source tree into a table of generated records, made
+// by the builder the built-in pack is made by (BuildTable) and read by
+// ReadSites. When fsys is sglang's package directory (it holds
+// srt/server_args.py), sites are named by their path in sglang's
+// repository (python/sglang/…) and the flags messages name are read from
+// its own flag table; otherwise flags, when given, stand for it. Test code
+// and files the reader cannot read are left out (see LearnSites);
+// stats.Skipped counts the sites and messages that made no record of their
+// own, by reason.
+func LearnTable(fsys fs.FS, flags *FlagTable, repo string) (table []byte, stats LearnStats, records int, err error) {
+	sites, stats, err := LearnSites(fsys)
 	if err != nil {
-		return nil, err
+		return nil, stats, 0, err
 	}
-	r.Gen.Needles = needles
-	cre, err := regexp.Compile(re)
-	if err != nil {
-		return nil, err
+	prefix := ""
+	if own, err := LearnFlagTable(fsys, ""); err == nil {
+		prefix, flags = "python/sglang/", own
 	}
-	if !cre.MatchString(sample) {
-		return nil, fmt.Errorf("%s does not match its own sample %q", re, sample)
+	msgs, noMessage := Messages(sites, prefix)
+	if noMessage > 0 {
+		stats.Skipped[SkipNoMessage] += noMessage
 	}
-	return r, nil
-}
-
-// LearnedGroup is the pack file a learned record belongs in: the top-level
-// directory of its source file, or top for files at the top of the tree.
-func LearnedGroup(r *Record) string {
-	if r.Where == nil {
-		return "top"
+	table, bst := BuildTable(msgs, flags, repo)
+	for reason, n := range bst.Skipped {
+		stats.Skipped[reason] += n
 	}
-	dir, _, found := strings.Cut(r.Where.File, "/")
-	if !found || dir == "" {
-		return "top"
-	}
-	g := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(dir), "-"), "-._")
-	if g == "" {
-		return "top"
-	}
-	return g
+	return table, stats, bst.Records, nil
 }

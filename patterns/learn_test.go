@@ -146,239 +146,6 @@ func TestParsePythonErrors(t *testing.T) {
 	}
 }
 
-// TestLearnTree learns from a small tree shaped like sglang's package: test
-// code is skipped, and every learned record loads, compiles and matches its
-// own test line.
-func TestLearnTree(t *testing.T) {
-	sites, stats, err := LearnSites(os.DirFS("testdata/learn/tree"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stats.Files != 6 {
-		t.Errorf("read %d files, want 6 (test code, hidden and cache directories skipped)", stats.Files)
-	}
-	if stats.Sites != len(sites) {
-		t.Errorf("stats.Sites = %d, %d sites", stats.Sites, len(sites))
-	}
-	for _, s := range sites {
-		if strings.Contains(s.Message, "test code") {
-			t.Errorf("site from skipped file %s", s.File)
-		}
-	}
-	recs := Learned(sites, "sgl-project/sglang", &stats)
-	pack, err := NewPack(recs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		re := regexp.MustCompile(r.Match.Regex)
-		for _, line := range r.Tests.Match {
-			if !re.MatchString(line) {
-				t.Errorf("%s: regex %q does not match its test line %q", r.ID, r.Match.Regex, line)
-			}
-		}
-		if !strings.HasPrefix(r.ID, "learned/") || r.Where == nil || r.Where.Repo != "sgl-project/sglang" {
-			t.Errorf("%s: where %+v", r.ID, r.Where)
-		}
-	}
-	wantSkipped := map[string]int{SkipNoMessage: 2, SkipSame: 1, SkipGeneric: 1}
-	if !mapsEqual(stats.Skipped, wantSkipped) {
-		t.Errorf("skipped %v, want %v", stats.Skipped, wantSkipped)
-	}
-
-	tests := []struct {
-		id, exc, regex, test string
-		sev                  Severity
-		file                 string
-		line                 int
-		function, group      string
-	}{
-		{"learned/srt.disaggregation.mooncake.conn/pd-disagg-pp-1-not-supported", "RuntimeError",
-			`PD disagg: PP>1 not supported for MiniMax sparse index yet\.`,
-			"RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet.",
-			SeverityError, "srt/disaggregation/mooncake/conn.py", 9, "MooncakeKVManager.maybe_send_extra", "srt"},
-		{"learned/srt.disaggregation.mooncake.conn/pd-disagg-heterogeneous-tp-not-supported", "RuntimeError",
-			`PD disagg: heterogeneous TP not supported for MiniMax sparse index yet\.`,
-			"RuntimeError: PD disagg: heterogeneous TP not supported for MiniMax sparse index yet.",
-			SeverityError, "srt/disaggregation/mooncake/conn.py", 11, "MooncakeKVManager.maybe_send_extra", "srt"},
-		{"learned/srt.disaggregation.mooncake.conn/transfer-thread-failed-because-of-prefill", "RuntimeError",
-			`Transfer thread failed because of .*?\. Prefill instance with bootstrap_port=.*? is dead\.`,
-			"RuntimeError: Transfer thread failed because of x. Prefill instance with bootstrap_port=x is dead.",
-			SeverityError, "srt/disaggregation/mooncake/conn.py", 19, "MooncakeKVManager.transfer_worker", "srt"},
-		{"learned/srt.managers.scheduler/max-running-requests-must-be-positive", "ValueError",
-			`max_running_requests must be positive, got `,
-			"ValueError: max_running_requests must be positive, got x",
-			SeverityError, "srt/managers/scheduler.py", 16, "Scheduler.__init__", "srt"},
-		{"learned/srt.managers.scheduler/tp-size-must-be-a-positive", "AssertionError",
-			`tp_size must be a positive number of GPUs`,
-			"AssertionError: tp_size must be a positive number of GPUs",
-			SeverityError, "srt/managers/scheduler.py", 19, "Scheduler.__init__", "srt"},
-		{"learned/srt.managers.scheduler/scheduler-hit-an-exception", "",
-			`Scheduler hit an exception: `, "Scheduler hit an exception: x",
-			SeverityError, "srt/managers/scheduler.py", 26, "Scheduler.event_loop", "srt"},
-		{"learned/srt.managers.scheduler/kv-cache-pool-is-full-retract", "RuntimeError",
-			`KV cache pool is full\. Retract requests\. #retracted_reqs: .*?, #new_token_ratio: `,
-			"RuntimeError: KV cache pool is full. Retract requests. #retracted_reqs: x, #new_token_ratio: x",
-			SeverityError, "srt/managers/scheduler.py", 31, "Scheduler.step", "srt"},
-		{"learned/srt.managers.scheduler/request-waited-seconds-in-the-queue", "",
-			`Request .*? waited .*? seconds in the queue`, "Request x waited x seconds in the queue",
-			SeverityWarning, "srt/managers/scheduler.py", 36, "Scheduler.step", "srt"},
-		{"learned/srt.managers.scheduler/scheduler-watchdog-timeout-the-process", "",
-			`Scheduler watchdog timeout, the process will exit`, "Scheduler watchdog timeout, the process will exit",
-			SeverityFatal, "srt/managers/scheduler.py", 55, "Scheduler.fatal", "srt"},
-		{"learned/lang.interpreter/cannot-submit-an-empty-expression-to", "TypeError",
-			`Cannot submit an empty expression to the interpreter`,
-			"TypeError: Cannot submit an empty expression to the interpreter",
-			SeverityError, "lang/interpreter.py", 4, "StreamExecutor.submit", "lang"},
-		{"learned/lang.interpreter/interpreter-received-pending-expressions", "",
-			`Interpreter received .*? pending expressions`, "Interpreter received x pending expressions",
-			SeverityWarning, "lang/interpreter.py", 6, "StreamExecutor.submit", "lang"},
-		{"learned/launch_server/ray-is-required-for-use-ray", "ImportError",
-			`Ray is required for --use-ray mode\. Install it with: pip install ray`,
-			"ImportError: Ray is required for --use-ray mode. Install it with: pip install ray",
-			SeverityError, "launch_server.py", 11, "run_server", "top"},
-		{"learned/launch_server/model-path-does-not-exist", "FileNotFoundError",
-			`Model path .*? does not exist`, "FileNotFoundError: Model path x does not exist",
-			SeverityError, "launch_server.py", 15, "run_server", "top"},
-	}
-	if len(recs) != len(tests) {
-		ids := make([]string, len(recs))
-		for i, r := range recs {
-			ids[i] = r.ID
-		}
-		t.Errorf("%d records, want %d: %v", len(recs), len(tests), ids)
-	}
-	for _, tt := range tests {
-		r := pack.Lookup(tt.id)
-		if r == nil {
-			t.Errorf("no record %s", tt.id)
-			continue
-		}
-		if r.Match.Exception != tt.exc || r.Match.Regex != tt.regex || r.Severity != tt.sev ||
-			!slices.Equal(r.Tests.Match, []string{tt.test}) {
-			t.Errorf("%s: exception %q regex %q severity %s tests %q\nwant %q %q %s %q",
-				tt.id, r.Match.Exception, r.Match.Regex, r.Severity, r.Tests.Match, tt.exc, tt.regex, tt.sev, tt.test)
-		}
-		if *r.Where != (Site{Repo: "sgl-project/sglang", File: tt.file, Line: tt.line, Function: tt.function}) {
-			t.Errorf("%s: where %+v", tt.id, *r.Where)
-		}
-		if r.Origin != tt.file+":"+itoa(tt.line) {
-			t.Errorf("%s: origin %q", tt.id, r.Origin)
-		}
-		if g := LearnedGroup(r); g != tt.group {
-			t.Errorf("%s: group %q, want %q", tt.id, g, tt.group)
-		}
-	}
-	// The message raised in step() and check() is one record that says so.
-	if r := pack.Lookup("learned/srt.managers.scheduler/kv-cache-pool-is-full-retract"); r != nil &&
-		!strings.Contains(r.Cause, "1 other place") {
-		t.Errorf("merged record's cause does not count the other site: %q", r.Cause)
-	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// TestLearnedRules checks which sites become records, and how.
-func TestLearnedRules(t *testing.T) {
-	site := func(kind, class, regex string) RaiseSite {
-		return RaiseSite{File: "srt/x.py", Line: 7, Function: "f", Kind: kind, Class: class, Regex: regex}
-	}
-	tests := []struct {
-		name    string
-		site    RaiseSite
-		skipped string // reason, or "" when learned
-		regex   string
-		test    string
-		sev     Severity
-	}{
-		{"no message", site("raise", "ValueError", ""), SkipNoMessage, "", "", 0},
-		{"placeholders only", site("raise", "ValueError", ".*?: .*?"), SkipGeneric, "", "", 0},
-		{"one word", site("assert", "AssertionError", "actual_objs=.*?"), SkipGeneric, "", "", 0},
-		{"short", site("raise", "KeyError", ".*? not found"), SkipGeneric, "", "", 0},
-		{"two words, 13 bytes", site("raise", "ValueError", "Invalid value: .*?"), "", "Invalid value: ", "ValueError: Invalid value: x", SeverityError},
-		{"leading placeholder dropped", site("assert", "AssertionError", ".*? is not divisible by .*?"), "", " is not divisible by ",
-			"AssertionError: x is not divisible by x", SeverityError},
-		{"first line of several", site("raise", "TimeoutError", `DeepGEMM Kernels compilation timeout\.\n\nFeel free and please restart the command\.`), "",
-			`DeepGEMM Kernels compilation timeout\.`, "TimeoutError: DeepGEMM Kernels compilation timeout.", SeverityError},
-		{"later line when the first is generic", site("raise", "Exception", `.*? errors:\n.*?\nPlease check the weight files of the model`), "",
-			`Please check the weight files of the model`, "Please check the weight files of the model", SeverityError},
-		{"terminal escapes", site("logger.warning", "", `\x1b\[31mColoured warning text printed here`), SkipControl, "", "", 0},
-		{"tab is fine", site("logger.warning", "", "Column\tseparated warning text printed"), "", "Column\\tseparated warning text printed",
-			"Column\tseparated warning text printed", SeverityWarning},
-		{"foreign regex", site("raise", "ValueError", `Unknown (mode|kind) given to the scheduler`), SkipInvalid, "", "", 0},
-		{"critical", site("logger.critical", "", "Watchdog timeout, exiting the server"), "", "Watchdog timeout, exiting the server",
-			"Watchdog timeout, exiting the server", SeverityFatal},
-		{"exception", site("logger.exception", "", "Detokenizer failed with .*?"), "", "Detokenizer failed with ", "Detokenizer failed with x", SeverityError},
-		{"not a class", site("raise", "self._error", "Bad request body sent to the server"), "", "Bad request body sent to the server",
-			"Bad request body sent to the server", SeverityError},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			stats := LearnStats{}
-			recs := Learned([]RaiseSite{tt.site}, "", &stats)
-			if tt.skipped != "" {
-				if len(recs) != 0 || stats.Skipped[tt.skipped] != 1 {
-					t.Fatalf("got %d records, skipped %v; want skipped for %q", len(recs), stats.Skipped, tt.skipped)
-				}
-				return
-			}
-			if len(recs) != 1 {
-				t.Fatalf("got %d records, skipped %v", len(recs), stats.Skipped)
-			}
-			r := recs[0]
-			if r.Match.Regex != tt.regex || !slices.Equal(r.Tests.Match, []string{tt.test}) || r.Severity != tt.sev {
-				t.Errorf("regex %q test %q severity %s; want %q %q %s", r.Match.Regex, r.Tests.Match, r.Severity, tt.regex, tt.test, tt.sev)
-			}
-			if err := r.Validate(); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-
-	t.Run("merge and ids", func(t *testing.T) {
-		sites := []RaiseSite{
-			site("logger.warning", "", "Cache eviction failed for the request .*?"),
-			site("logger.error", "", "Cache eviction failed for the request .*?"),
-			site("raise", "RuntimeError", "Cache eviction failed for the request .*? after retries"),
-			site("raise", "RuntimeError", "Cache eviction failed for the request .*? twice"),
-		}
-		sites[1].Line = 30
-		stats := LearnStats{}
-		recs := Learned(sites, "", &stats)
-		ids := make([]string, len(recs))
-		for i, r := range recs {
-			ids[i] = r.ID
-		}
-		want := []string{"learned/srt.x/cache-eviction-failed-for-the-request", "learned/srt.x/cache-eviction-failed-for-the-request-2",
-			"learned/srt.x/cache-eviction-failed-for-the-request-3"}
-		if !slices.Equal(ids, want) {
-			t.Fatalf("ids %q, want %q", ids, want)
-		}
-		r := recs[0]
-		if r.Severity != SeverityError || r.Where.Line != 7 || !strings.Contains(r.Cause, "1 other place") || stats.Skipped[SkipSame] != 1 {
-			t.Errorf("merged record: severity %s, line %d, cause %q, skipped %v", r.Severity, r.Where.Line, r.Cause, stats.Skipped)
-		}
-		if _, err := NewPack(recs); err != nil {
-			t.Error(err)
-		}
-	})
-}
-
 // TestTemplateRegexRoundTrip checks that the regex of any text compiles,
 // matches the text, and reads back to it.
 func TestTemplateRegexRoundTrip(t *testing.T) {
@@ -446,7 +213,7 @@ func TestCrossCheckRaiseSites(t *testing.T) {
 	ref := sharedSites(t)
 	byPlace := map[string]map[string]any{}
 	for _, m := range ref {
-		byPlace[str(m["file"])+":"+itoa(int(m["line"].(float64)))] = m
+		byPlace[fmt.Sprintf("%s:%d", str(m["file"]), int(m["line"].(float64)))] = m
 	}
 	cases := []struct{ fn, place string }{
 		{"case_01", "python/sglang/srt/layers/cp/zigzag.py:351"},
@@ -541,48 +308,6 @@ func TestCrossCheckRaiseSites(t *testing.T) {
 	}
 }
 
-// TestLearnedFromRaiseSites runs Learned over every record of the
-// reference extraction: whatever it keeps must load as a pack and pass its
-// own tests.
-func TestLearnedFromRaiseSites(t *testing.T) {
-	ref := sharedSites(t)
-	sites := make([]RaiseSite, len(ref))
-	for i, m := range ref {
-		kind := str(m["kind"])
-		if str(m["method"]) == "exception" {
-			kind = "logger.exception"
-		}
-		sites[i] = RaiseSite{File: strings.TrimPrefix(str(m["file"]), "python/sglang/"), Line: int(m["line"].(float64)),
-			Function: str(m["qualname"]), Kind: kind, Class: str(m["class"]), Message: str(m["message"]),
-			Form: str(m["message_form"]), Regex: str(m["message_regex"])}
-	}
-	stats := LearnStats{Sites: len(sites)}
-	recs := Learned(sites, "sgl-project/sglang", &stats)
-	if _, err := NewPack(recs); err != nil {
-		t.Fatal(err)
-	}
-	if stats.Skipped[SkipInvalid] != 0 {
-		t.Errorf("%d reference regexes could not be read", stats.Skipped[SkipInvalid])
-	}
-	total := len(recs)
-	for _, n := range stats.Skipped {
-		total += n
-	}
-	if total != len(sites) {
-		t.Errorf("%d records + %v skipped != %d sites", len(recs), stats.Skipped, len(sites))
-	}
-	if len(recs) < len(sites)/3 {
-		t.Errorf("only %d records from %d sites (skipped %v)", len(recs), len(sites), stats.Skipped)
-	}
-	for _, r := range recs {
-		re := regexp.MustCompile(r.Match.Regex)
-		if !re.MatchString(r.Tests.Match[0]) {
-			t.Errorf("%s: %q does not match %q", r.ID, r.Match.Regex, r.Tests.Match[0])
-		}
-	}
-	t.Logf("%d records from %d sites; skipped %v", len(recs), len(sites), stats.Skipped)
-}
-
 // A file the reader cannot read is skipped, named with its line, and the
 // rest of the tree is learnt.
 func TestLearnSitesSkipsAnUnreadableFile(t *testing.T) {
@@ -655,28 +380,151 @@ func TestLearnKeywordMessageAndGuards(t *testing.T) {
 	}
 }
 
-// Learned records are generated from source, as the built-in generated
-// ones are: they carry kind, template, function and guard, a message that
-// ends in a placeholder only carries the error that fills it, and a learned
-// pack replaces the built-in generated record of the same message.
-func TestLearnedRecordsAreGenerated(t *testing.T) {
-	src := "def run(e):\n    if e:\n        logger.error(f\"Widget loop hit an exception: {e}\")\n" +
-		"    raise ValueError(f\"Widget count {e} is above the allowed maximum\")\n"
-	sites, err := ParsePython("srt/w.py", []byte(src))
+// learnTree learns a tree with the built-in flag table, as the learn
+// command does, and reads the table back.
+func learnTree(t *testing.T, fsys fs.FS, repo string) ([]*Record, LearnStats) {
+	t.Helper()
+	flags, err := Flags()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stats := LearnStats{Skipped: map[string]int{}}
-	recs := Learned(sites, "example/w", &stats)
-	if len(recs) != 2 {
-		t.Fatalf("%d records: %+v", len(recs), stats)
+	table, stats, n, err := LearnTable(fsys, flags, repo)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wrap, cause := recs[0], recs[1]
-	if wrap.Gen == nil || wrap.Gen.Kind != "logger.error" || wrap.Gen.Guard != "e" || wrap.Role != RoleWrapper {
+	recs, err := ReadSites("out/learned/sites.tsv", table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != n {
+		t.Fatalf("%d records built, %d read back", n, len(recs))
+	}
+	return recs, stats
+}
+
+// TestLearnTree reads a small tree of Python source with the builder the
+// built-in pack is made by: test code is skipped, messages raised at two
+// sites are one record, and every record loads as a pack, compiles and
+// passes its own tests.
+func TestLearnTree(t *testing.T) {
+	recs, stats := learnTree(t, os.DirFS("testdata/learn/tree"), "example/widgets")
+	if stats.Files != 6 || stats.Sites != 17 {
+		t.Errorf("read %d files and %d sites, want 6 and 17 (test code, hidden and cache directories skipped)", stats.Files, stats.Sites)
+	}
+	if stats.Skipped[SkipNoMessage] != 2 || stats.Skipped[skipGeneric] != 1 || stats.Skipped[skipMerged] != 1 {
+		t.Errorf("skipped %v", stats.Skipped)
+	}
+	pack, err := NewPack(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		id, exc, regex, test string
+		sev                  Severity
+		role                 Role
+		file                 string
+		line, sites          int
+		function             string
+	}{
+		{"sglang-src/srt.disaggregation.mooncake.conn/pd-disagg-pp-1-not-supported", "RuntimeError",
+			`PD disagg: PP>1 not supported for MiniMax sparse index yet\.`,
+			"RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet.",
+			SeverityError, RoleCause, "srt/disaggregation/mooncake/conn.py", 9, 1, "maybe_send_extra"},
+		{"sglang-src/srt.disaggregation.mooncake.conn/transfer-thread-failed-because-of-prefill", "RuntimeError",
+			`Transfer thread failed because of .*?\. Prefill instance with bootstrap_port=.*? is dead\.`,
+			"RuntimeError: Transfer thread failed because of x. Prefill instance with bootstrap_port=x is dead.",
+			SeverityError, RoleCause, "srt/disaggregation/mooncake/conn.py", 19, 1, "transfer_worker"},
+		{"sglang-src/srt.managers.scheduler/max-running-requests-must-be-positive", "ValueError",
+			`max_running_requests must be positive, got .*?`,
+			"ValueError: max_running_requests must be positive, got x",
+			SeverityError, RoleWrapper, "srt/managers/scheduler.py", 16, 1, "__init__"},
+		{"sglang-src/srt.managers.scheduler/tp-size-must-be-a-positive", "AssertionError",
+			`tp_size must be a positive number of GPUs`,
+			"AssertionError: tp_size must be a positive number of GPUs",
+			SeverityError, RoleCause, "srt/managers/scheduler.py", 19, 1, "__init__"},
+		{"sglang-src/srt.managers.scheduler/kv-cache-pool-is-full-retract", "RuntimeError",
+			`KV cache pool is full\. Retract requests\. #retracted_reqs: .*?, #new_token_ratio: .*?`,
+			"RuntimeError: KV cache pool is full. Retract requests. #retracted_reqs: x, #new_token_ratio: x",
+			SeverityError, RoleWrapper, "srt/managers/scheduler.py", 31, 2, "step"},
+		{"sglang-src/srt.managers.scheduler/request-waited-1f-seconds-in-the", "",
+			`Request .*? waited .*? seconds in the queue`, "Request x waited x seconds in the queue",
+			SeverityWarning, RoleCause, "srt/managers/scheduler.py", 36, 1, "step"},
+		{"sglang-src/srt.managers.scheduler/scheduler-watchdog-timeout-the-process-will", "",
+			`Scheduler watchdog timeout, the process will exit`, "Scheduler watchdog timeout, the process will exit",
+			SeverityFatal, RoleCause, "srt/managers/scheduler.py", 55, 1, "fatal"},
+		{"sglang-src/launch_server/ray-is-required-for-use-ray", "ImportError",
+			`Ray is required for --use-ray mode\. Install it with: pip install ray`,
+			"ImportError: Ray is required for --use-ray mode. Install it with: pip install ray",
+			SeverityError, RoleCause, "launch_server.py", 11, 1, "run_server"},
+	}
+	for _, tt := range tests {
+		r := pack.Lookup(tt.id)
+		if r == nil {
+			t.Errorf("no record %s", tt.id)
+			continue
+		}
+		if r.Match.Exception != tt.exc || r.Match.Regex != tt.regex || r.Severity != tt.sev || r.Role != tt.role ||
+			!slices.Equal(r.Tests.Match, []string{tt.test}) {
+			t.Errorf("%s: exception %q regex %q severity %s role %s tests %q\nwant %q %q %s %s %q",
+				tt.id, r.Match.Exception, r.Match.Regex, r.Severity, r.Role, r.Tests.Match, tt.exc, tt.regex, tt.sev, tt.role, tt.test)
+		}
+		if *r.Where != (Site{Repo: "example/widgets", File: tt.file, Line: tt.line, Function: tt.function}) || r.Gen.Sites != tt.sites {
+			t.Errorf("%s: where %+v, sites %d", tt.id, *r.Where, r.Gen.Sites)
+		}
+	}
+	for _, r := range recs {
+		re := regexp.MustCompile(r.Match.Regex)
+		line := r.Tests.Match[0]
+		if r.Match.Exception != "" {
+			line = strings.TrimPrefix(line, r.Match.Exception+": ")
+		}
+		if !re.MatchString(line) {
+			t.Errorf("%s: regex %q does not match its test line %q", r.ID, r.Match.Regex, line)
+		}
+		if strings.Contains(r.Match.Regex, "test code") || strings.Contains(r.Match.Regex, "docstring") {
+			t.Errorf("%s: learned from test code or a docstring", r.ID)
+		}
+	}
+}
+
+// An installed sglang package is learned as sglang's own: its sites are
+// named by their path in sglang's repository, and the flags its messages
+// name come from its own flag table, even one the built-in table lacks.
+func TestLearnSglangPackage(t *testing.T) {
+	fsys := fstest.MapFS{
+		"srt/server_args.py": {Data: []byte("class ServerArgs:\n    widget_pool_size: A[int, \"Widgets.\"] = 1\n")},
+		"srt/widgets.py":     {Data: []byte("def grow(n):\n    raise ValueError(f\"widget_pool_size {n} is above the allowed maximum\")\n")},
+	}
+	recs, _ := learnTree(t, fsys, "sgl-project/sglang")
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	r := recs[0]
+	if r.ID != "sglang-src/srt.widgets/widget-pool-size-is-above-the" || r.Where.File != "python/sglang/srt/widgets.py" ||
+		r.Where.Repo != "sgl-project/sglang" || !slices.Equal(r.Gen.Flags, []string{"--widget-pool-size"}) {
+		t.Errorf("id %s where %+v flags %v", r.ID, r.Where, r.Gen.Flags)
+	}
+}
+
+// A learned pack is generated from source as the built-in pack is, and
+// merges with it by message: a learned record replaces the built-in
+// record of the same regex, whatever its id, and the rest stay.
+func TestLearnedPackMergesByMessage(t *testing.T) {
+	fsys := fstest.MapFS{"srt/w.py": {Data: []byte("def run(e):\n    if e:\n        logger.error(f\"Widget loop hit an exception: {e}\")\n" +
+		"    raise ValueError(f\"Widget count {e} is above the allowed maximum\")\n")}}
+	recs, _ := learnTree(t, fsys, "")
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	cause, wrap := recs[0], recs[1]
+	if !strings.Contains(cause.ID, "widget-count") {
+		cause, wrap = wrap, cause
+	}
+	if wrap.Gen.Kind != "logger.error" || wrap.Gen.Guard != "e" || wrap.Role != RoleWrapper {
 		t.Errorf("wrapper: gen %+v role %v", wrap.Gen, wrap.Role)
 	}
-	if cause.Gen == nil || cause.Gen.Kind != "raise" || cause.Gen.Qualname != "run" || cause.Role != RoleCause || len(cause.Gen.Needles) == 0 {
-		t.Errorf("cause: gen %+v role %v", cause.Gen, cause.Role)
+	if cause.Gen.Kind != "raise" || cause.Gen.Qualname != "run" || cause.Role != RoleCause || len(cause.Gen.Needles) == 0 || cause.Where.Repo != "" {
+		t.Errorf("cause: gen %+v role %v where %+v", cause.Gen, cause.Role, cause.Where)
 	}
 	builtin := &Record{ID: "sglang-src/w/widget-count", Title: "t", Severity: SeverityError,
 		Match: Match{Regex: cause.Match.Regex}, Tests: Tests{Match: []string{"Widget count 3 is above the allowed maximum"}},
@@ -699,4 +547,38 @@ func TestLearnedRecordsAreGenerated(t *testing.T) {
 	if merged.Lookup(builtin.ID) != nil || merged.Lookup(other.ID) == nil || merged.Lookup(cause.ID) == nil {
 		t.Errorf("merged pack: %d records; the built-in twin kept: %v", len(merged.Records), merged.Lookup(builtin.ID) != nil)
 	}
+}
+
+// The builder over every site of the reference extraction of sglang:
+// whatever it keeps loads as a pack and passes its own tests.
+func TestBuildFromRaiseSites(t *testing.T) {
+	ref := sharedSites(t)
+	sites := make([]RaiseSite, len(ref))
+	for i, m := range ref {
+		kind := str(m["kind"])
+		if str(m["method"]) == "exception" {
+			kind = "logger.exception"
+		}
+		sites[i] = RaiseSite{File: strings.TrimPrefix(str(m["file"]), "python/sglang/"), Line: int(m["line"].(float64)),
+			Function: str(m["qualname"]), Kind: kind, Class: str(m["class"]), Message: str(m["message"]),
+			Form: str(m["message_form"]), Regex: str(m["message_regex"])}
+	}
+	msgs, _ := Messages(sites, "python/sglang/")
+	table, st := BuildTable(msgs, nil, "sgl-project/sglang")
+	recs, err := ReadSites("t.tsv", table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewPack(recs); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) < len(sites)/3 {
+		t.Errorf("only %d records from %d sites (skipped %v)", len(recs), len(sites), st.Skipped)
+	}
+	for _, r := range recs {
+		if err := r.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Logf("%d records from %d sites; skipped %v", len(recs), len(sites), st.Skipped)
 }

@@ -118,7 +118,8 @@ func EncodeCurated(w io.Writer, p *Pack) error {
 	return gob.NewEncoder(w).Encode(p.Records)
 }
 
-// LoadDir loads every .yaml, .yml and .json file under dir.
+// LoadDir loads every .yaml, .yml and .json file under dir, and every
+// .tsv file that is a table of generated records (patterns learn's).
 func LoadDir(dir string) (*Pack, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -138,7 +139,7 @@ func Load(fsys fs.FS, prefix string) (*Pack, error) {
 		if err != nil {
 			return err
 		}
-		if ext := path.Ext(name); !d.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
+		if ext := path.Ext(name); !d.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json" || ext == ".tsv") {
 			names = append(names, name)
 		}
 		return nil
@@ -171,6 +172,9 @@ func loadFiles(fsys fs.FS, prefix string, names []string) (*Pack, error) {
 		recs = append(recs, parsed[i]...)
 	}
 	for _, r := range recs {
+		if r.Gen != nil && r.Where != nil && path.Ext(r.Origin) == ".tsv" {
+			continue // made by the builder, which checks each record it writes
+		}
 		if err := r.Validate(); err != nil {
 			return nil, err
 		}
@@ -192,8 +196,17 @@ func parseFile(fsys fs.FS, name, display string) ([]*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if path.Ext(name) == ".json" {
+	switch path.Ext(name) {
+	case ".json":
 		return ParseSeed(display, data)
+	case ".tsv":
+		// A table of generated records, such as patterns learn writes:
+		// read as the built-in one is, each regexp compiled when first
+		// needed. Any other table is not a pack file.
+		if !IsSitesTable(data) {
+			return nil, nil
+		}
+		return ReadSites(display, data)
 	}
 	return ParseYAML(display, data)
 }

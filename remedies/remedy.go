@@ -251,7 +251,10 @@ func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 	var cause strings.Builder
 	fmt.Fprintf(&cause, "%s in %s", cmp.Or(kindPhrase[g.Kind], "sglang reports this"), cmp.Or(g.Qualname, r.Where.Function))
 	fmt.Fprintf(&cause, " (%s:%d)", r.Where.File, r.Where.Line)
-	if g.Sites > 1 {
+	switch {
+	case g.Sites == 2:
+		cause.WriteString(", and from 1 other place with the same message")
+	case g.Sites > 2:
 		fmt.Fprintf(&cause, ", and from %d other places with the same message", g.Sites-1)
 	}
 	cause.WriteString(".")

@@ -67,7 +67,7 @@ type cli struct {
 	Format      string           `help:"Output format: ${enum}. brief is one line per finding, as a compiler reports: file:line: severity id: message → fix." default:"text" enum:"text,json,markdown,brief"`
 	Brief       bool             `help:"The same as --format brief."`
 	Color       string           `help:"Colour the text output: ${enum}. auto colours a terminal unless NO_COLOR is set." default:"auto" enum:"auto,always,never"`
-	Patterns    []string         `help:"Also load the pattern records under DIR (YAML, or seed JSON with schemaVersion 2). A record replaces a built-in one with the same id. Repeatable." placeholder:"DIR" name:"patterns"`
+	Patterns    []string         `help:"Also load the pattern records under DIR (YAML, seed JSON with schemaVersion 2, or a table patterns learn wrote). A record replaces a built-in one with the same id. Repeatable." placeholder:"DIR" name:"patterns"`
 	FailOn      string           `help:"Exit with status 1 when a finding is at or above this severity: ${enum}." default:"error" enum:"info,warning,error,fatal,never" name:"fail-on"`
 	LogLevel    string           `help:"Level of tailfix's own diagnostics on stderr: ${enum}." default:"warn" enum:"debug,info,warn,error" name:"log-level"`
 	Output      string           `help:"Write findings to FILE instead of the terminal (stdout for scan, follow, check and explain; stderr for the pipe and run, whose stdout is the server's own output)." placeholder:"FILE"`

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/tailfix/tailfix/patterns"
 	"github.com/tailfix/tailfix/remedies"
@@ -168,14 +167,13 @@ func (patternsTestCmd) Run(e *env) error {
 }
 
 type patternsLearnCmd struct {
-	Dir  string `arg:"" placeholder:"DIR" help:"Python source tree to read, such as the installed sglang package: python -c 'import sglang,os;print(os.path.dirname(sglang.__file__))'. Test code is skipped."`
-	Out  string `short:"o" placeholder:"OUTDIR" help:"Write the records as YAML under OUTDIR/learned/, one file per top-level package, for --patterns OUTDIR. Without it, print them as JSON lines."`
+	Dir  string `arg:"" placeholder:"DIR" help:"Python source tree to read, such as the installed sglang package: python -c 'import importlib.util as u; print(u.find_spec(\"sglang\").submodule_search_locations[0])'. Test code is skipped."`
+	Out  string `short:"o" placeholder:"OUTDIR" help:"Write the records to OUTDIR/learned/sites.tsv, a table in the form of the built-in one, for --patterns OUTDIR. Without it, print them as JSON lines."`
 	Repo string `placeholder:"NAME" help:"Repository named in each record's source location, such as sgl-project/sglang."`
 }
 
-// learnedHeader starts every pack file that learn writes; learn replaces
-// such files and leaves others alone.
-const learnedHeader = "# Learned by tailfix patterns learn"
+// learnedTable is the file learn writes under OUTDIR/learned.
+const learnedTable = "sites.tsv"
 
 func (c patternsLearnCmd) Run(e *env) error {
 	st, err := os.Stat(c.Dir)
@@ -185,19 +183,23 @@ func (c patternsLearnCmd) Run(e *env) error {
 	if !st.IsDir() {
 		return fmt.Errorf("cannot read %q: not a directory", c.Dir)
 	}
-	sites, stats, err := patterns.LearnSites(os.DirFS(c.Dir))
+	flags, err := patterns.Flags()
+	if err != nil {
+		return err
+	}
+	table, stats, n, err := patterns.LearnTable(os.DirFS(c.Dir), flags, c.Repo)
 	if err != nil {
 		return fmt.Errorf("learn from %q: %w", c.Dir, err)
 	}
 	for _, err := range stats.Unreadable {
 		fmt.Fprintf(e.stderr, "tailfix: warning: skipped %s/%v\n", filepath.ToSlash(c.Dir), err)
 	}
-	recs := patterns.Learned(sites, c.Repo, &stats)
-	if _, err := patterns.NewPack(recs); err != nil {
-		return fmt.Errorf("learn from %q: %w", c.Dir, err)
-	}
-	summary := learnSummary(stats, len(recs))
+	summary := learnSummary(stats, n)
 	if c.Out == "" {
+		recs, err := patterns.ReadSites(c.Dir, table)
+		if err != nil {
+			return fmt.Errorf("learn from %q: %w", c.Dir, err)
+		}
 		p := remedies.NewPrinter(e.stdout, remedies.Options{Format: remedies.JSON})
 		for _, r := range recs {
 			if err := p.Record(r); err != nil {
@@ -207,12 +209,12 @@ func (c patternsLearnCmd) Run(e *env) error {
 		fmt.Fprintln(e.stderr, summary)
 		return nil
 	}
-	files, err := writeLearned(filepath.Join(c.Out, "learned"), c.Dir, recs)
+	name, err := writeLearned(filepath.Join(c.Out, "learned"), table)
 	if err != nil {
 		return err
 	}
-	e.log.Debug().Int("files", files).Str("dir", filepath.Join(c.Out, "learned")).Msg("pack written")
-	fmt.Fprintf(e.stdout, "%s; wrote %d %s to %s\n", summary, files, learnPlural(files, "file", "files"), filepath.Join(c.Out, "learned"))
+	e.log.Debug().Str("file", name).Msg("pack written")
+	fmt.Fprintf(e.stdout, "%s; wrote %s\n", summary, name)
 	return nil
 }
 
@@ -246,43 +248,36 @@ func learnPlural(n int, one, many string) string {
 	return many
 }
 
-// writeLearned writes recs to dir as one YAML file per top-level package,
-// replacing files an earlier run wrote there, and returns how many it wrote.
-func writeLearned(dir, src string, recs []*patterns.Record) (int, error) {
-	groups := map[string][]*patterns.Record{}
-	for _, r := range recs {
-		g := patterns.LearnedGroup(r)
-		groups[g] = append(groups[g], r)
-	}
+// writeLearned writes a learned table to dir/sites.tsv, replacing the one
+// an earlier run wrote, and removes the YAML files older releases of learn
+// wrote there, so that no stale records stay behind. It returns the
+// table's name.
+func writeLearned(dir string, table []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
+		return "", err
 	}
-	// Drop files of an earlier run, so a package that is gone leaves no
-	// stale records behind.
 	old, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	for _, d := range old {
 		name := filepath.Join(dir, d.Name())
 		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".yaml") && fileStartsWith(name, learnedHeader) {
 			if err := os.Remove(name); err != nil {
-				return 0, err
+				return "", err
 			}
 		}
 	}
-	names := make([]string, 0, len(groups))
-	for g := range groups {
-		names = append(names, g)
+	name := filepath.Join(dir, learnedTable)
+	if err := os.WriteFile(name, table, 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", name, err)
 	}
-	sort.Strings(names)
-	for _, g := range names {
-		if err := writeLearnedFile(filepath.Join(dir, g+".yaml"), src, groups[g]); err != nil {
-			return 0, err
-		}
-	}
-	return len(names), nil
+	return name, nil
 }
+
+// learnedHeader starts every YAML pack file that learn wrote before it
+// wrote tables.
+const learnedHeader = "# Learned by tailfix patterns learn"
 
 func fileStartsWith(name, prefix string) bool {
 	if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
@@ -296,64 +291,4 @@ func fileStartsWith(name, prefix string) bool {
 	buf := make([]byte, len(prefix))
 	_, err = f.Read(buf)
 	return err == nil && string(buf) == prefix
-}
-
-func writeLearnedFile(name, src string, recs []*patterns.Record) error {
-	seq := &yaml.Node{Kind: yaml.SequenceNode}
-	for _, r := range recs {
-		n := new(yaml.Node)
-		if err := n.Encode(r); err != nil {
-			return fmt.Errorf("%s: record %q: %w", name, r.ID, err)
-		}
-		pruneEmptyYAML(n)
-		seq.Content = append(seq.Content, n)
-	}
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "%s from %s: %d records.\n# Run it again for a new release rather than editing this file.\n\n", learnedHeader, src, len(recs))
-	enc := yaml.NewEncoder(w)
-	enc.SetIndent(2)
-	err = enc.Encode(seq)
-	if err == nil {
-		err = enc.Close()
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
-}
-
-// pruneEmptyYAML drops the empty fields of an encoded record (empty strings,
-// nulls, empty lists and maps), and writes where on one line.
-func pruneEmptyYAML(n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		for _, c := range n.Content {
-			pruneEmptyYAML(c)
-		}
-		return
-	}
-	out := n.Content[:0]
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		pruneEmptyYAML(v)
-		empty := v.Kind == yaml.ScalarNode && (v.Tag == "!!null" || v.Tag == "!!str" && v.Value == "") ||
-			(v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && len(v.Content) == 0
-		if empty {
-			continue
-		}
-		if k.Value == "where" || k.Value == "tags" {
-			v.Style = yaml.FlowStyle
-		}
-		out = append(out, k, v)
-	}
-	n.Content = out
 }

@@ -7,45 +7,46 @@ import (
 	"testing"
 )
 
-// Regression: a message raised both by sglang's diffusion runtime and by
-// the server was generated as one record named after its first site in
-// file order, the diffusion runtime's (multimodal_gen sorts before srt),
-// so server lines were shown as raised in multimodal_gen. And a message
-// that only repeats Python's own (a __getattr__'s "'X' object has no
-// attribute 'y'") named one site for every AttributeError of any code.
-func TestMergedMessageNamesTheServerSite(t *testing.T) {
+// gen builds the table from the history's messages: the newest release's
+// first, so that a message both an older and the newest release print is
+// the newest's, and one only older releases print carries the release
+// that dropped it and its last release's commit.
+func TestRunFromHistory(t *testing.T) {
 	dir := t.TempDir()
-	sites := `{"file": "python/sglang/multimodal_gen/runtime/distributed/utils.py", "line": 28, "function": "ensure_divisibility", "qualname": "ensure_divisibility", "kind": "assert", "class": "AssertionError", "message": "{} is not divisible by {}", "message_regex": ".*? is not divisible by .*?", "condition": "numerator % denominator == 0", "guard": null, "commit": "c"}
-{"file": "python/sglang/srt/distributed/utils.py", "line": 55, "function": "ensure_divisibility", "qualname": "ensure_divisibility", "kind": "assert", "class": "AssertionError", "message": "{} is not divisible by {}", "message_regex": ".*? is not divisible by .*?", "condition": "numerator % denominator == 0", "guard": null, "commit": "c"}
-{"file": "python/sglang/srt/managers/schedule_batch.py", "line": 364, "function": "__getattr__", "qualname": "Req.__getattr__", "kind": "raise", "class": "AttributeError", "message": "'{self.__class__.__name__}' object has no attribute '{name}'", "message_regex": "'.*?' object has no attribute '.*?'", "condition": null, "guard": null, "commit": "c"}
-{"file": "python/sglang/multimodal_gen/runtime/launch_server.py", "line": 274, "function": "launch_server", "qualname": "launch_server", "kind": "logger.error", "class": null, "message": "Rank {rank_offset + i} scheduler is dead. Please check if there are relevant logs.", "message_regex": "Rank .*? scheduler is dead\\. Please check if there are relevant logs\\.", "condition": null, "guard": null, "commit": "c"}
-`
-	if err := os.WriteFile(filepath.Join(dir, "sites.jsonl"), []byte(sites), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "args.jsonl"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	hist := "#release\t0.4.6\taaaaaaaaaaaa\t2025-01-01\n#release\t0.5.0\tbbbbbbbbbbbb\t2025-06-01\n" +
+		"# kind\tclass\tregex\ttemplate\tfirst\tlast\tremoved_in\tremoved_by\tfile\tline\tfunction\tguard\tsites\n" +
+		"raise\tValueError\ttp_size .*? must divide the heads\ttp_size {n} must divide the heads\t0.4.6\t0.4.6\t0.5.0\tRefactor checks\tpython/sglang/srt/old.py\t10\tcheck\t\t1\n" +
+		"raise\tValueError\ttp_size .*? must divide the heads\ttp_size {n}  must divide the heads\t0.5.0\t\t\t\tpython/sglang/srt/new.py\t20\tServerArgs.check\t\t2\n" +
+		"logger.warning\t\tThe old scheduler is deprecated now\tThe old scheduler is deprecated now\t0.4.6\t0.4.6\t0.5.0\tDrop it\tpython/sglang/srt/s.py\t5\tf\t\t1\n"
+	args := `{"flag": ["--tp-size", "--tp"], "action": "store", "nargs": null, "dest": "tp_size", "type": "int", "default": 1, "choices": null, "help": "TP.", "deprecated": false, "defined_at": "python/sglang/srt/server_args.py:1"}` + "\n"
+	for name, data := range map[string]string{"history.tsv": hist, "args.jsonl": args} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	out := filepath.Join(dir, "out")
-	if err := run(filepath.Join(dir, "sites.jsonl"), filepath.Join(dir, "args.jsonl"), "", out); err != nil {
+	if err := run(filepath.Join(dir, "args.jsonl"), filepath.Join(dir, "history.tsv"), out); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "sites.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
+	var rows []string
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		if f := strings.Split(line, "\t"); line[0] != '#' {
-			ids = append(ids, f[0]+" "+f[6]+":"+f[7]+" sites="+f[10])
+			rows = append(rows, strings.Join([]string{f[0], f[1], f[6] + ":" + f[7], "sites=" + f[10], "flags=" + f[11], f[13], f[18], f[19], f[20], f[21]}, " "))
 		}
 	}
 	want := []string{
-		// Only the diffusion runtime logs this one: its site names it.
-		"sglang-src/multimodal_gen.runtime.launch_server/rank-scheduler-is-dead-please-check python/sglang/multimodal_gen/runtime/launch_server.py:274 sites=1",
-		"sglang-src/srt.distributed.utils/is-not-divisible-by python/sglang/srt/distributed/utils.py:55 sites=2",
+		"sglang-src/srt.new/tp-size-must-divide-the-heads error python/sglang/srt/new.py:20 sites=3 flags=--tp-size bbbbbbbbbbbb 0.5.0   ",
+		"sglang-src/srt.s/the-old-scheduler-is-deprecated-now info python/sglang/srt/s.py:5 sites=1 flags= aaaaaaaaaaaa 0.4.6 0.4.6 0.5.0 Drop it",
 	}
-	if strings.Join(ids, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(ids, "\n"), strings.Join(want, "\n"))
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
+	if err != nil || !strings.Contains(string(readme), "- records: 2, of which 1 are of messages only older releases print (logger.warning 1, raise 1)") {
+		t.Errorf("README: %v\n%s", err, readme)
 	}
 }
