@@ -52,6 +52,10 @@ type Finding struct {
 	// Config is the configuration of the server whose log the finding
 	// was first seen in, when the log gave it.
 	Config matcher.Config
+	// Flags is the flag table of the sglang release the server runs, when
+	// it is known (check): a fix that passes a flag this release lacks
+	// says so rather than show it as a change to make.
+	Flags *patterns.FlagTable
 
 	// wrapper is true for a record that wraps another error in its own
 	// message; it is a root cause only when nothing before it is.

@@ -344,11 +344,7 @@ func (c *Command) unknown(a *Arg, s *patterns.Flag) {
 	if h := c.table.History; h != nil && s == nil {
 		// The table of the user's own release: a flag of other releases
 		// is not one of this.
-		if first, last, ok := h.Span(a.Name, ""); ok {
-			span := h.Releases[first] + " to " + h.Releases[last]
-			if last == len(h.Releases)-1 {
-				span = "releases since " + h.Releases[first]
-			}
+		if span, lacks := c.table.Lacks(a.Name); lacks {
 			is.Message = fmt.Sprintf("unrecognized argument %s: sglang %s does not have it (a flag of %s)", a.Name, c.table.Release, span)
 			c.add(is)
 			return

@@ -245,3 +245,29 @@ func (h *FlagHistory) choicesAt(name string, i int, have []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Lacks reports whether the table, of the user's own release (At, or
+// LearnFlagTable of their installed sglang), lacks a flag that other
+// releases of sglang have, and says which releases do ("releases since
+// 0.5.3rc2", "0.3.0 to 0.4.6"; empty when only the newest table knows it).
+// A flag no release has is no lack of this one's: it is not sglang's.
+func (t *FlagTable) Lacks(name string) (span string, lacks bool) {
+	if t.Lookup(name) != nil || t.History == nil && t.Source == "" {
+		return "", false
+	}
+	if h := t.History; h != nil {
+		first, last, ok := h.Span(name, "")
+		if !ok {
+			return "", false
+		}
+		if last == len(h.Releases)-1 {
+			return "releases since " + h.Releases[first], true
+		}
+		return h.Releases[first] + " to " + h.Releases[last], true
+	}
+	newest, err := Flags()
+	if err != nil || newest.Lookup(name) == nil {
+		return "", false
+	}
+	return "", true
+}

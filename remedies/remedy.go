@@ -69,6 +69,12 @@ func For(f *diagnose.Finding) Remedy {
 		if b, a, ok := rejudged(f); ok {
 			before, after, example = b, a, false
 		}
+		if lacking := lackedFlags(after, f.Flags); len(lacking) > 0 {
+			// The user's release cannot take this change: say which
+			// release can, rather than show a command it refuses.
+			vals.notes = append(vals.notes, lacking...)
+			before, after, example = "", "", false
+		}
 		// A cause may name the message's own figures too ("K = {k|K}").
 		cause, _ := Render(strings.TrimSpace(r.Cause), &vals.Values)
 		return Remedy{Cause: cause, Worked: vals.notes, Steps: steps, Before: before, After: after, Example: example}
@@ -199,6 +205,36 @@ func rejudged(f *diagnose.Finding) (before, after string, ok bool) {
 		return "", "", false
 	}
 	return strings.Join(bs, " "), strings.Join(as, " "), true
+}
+
+// lackedFlags says, for each flag a fix's command line passes that the
+// user's release (table) lacks, which releases have it. It says nothing
+// when the release is not known.
+func lackedFlags(cmdline string, table *patterns.FlagTable) []string {
+	if table == nil {
+		return nil
+	}
+	var notes []string
+	for _, w := range strings.Fields(cmdline) {
+		name, _, _ := strings.Cut(w, "=")
+		if !strings.HasPrefix(name, "--") {
+			continue
+		}
+		span, lacks := table.Lacks(name)
+		if !lacks {
+			continue
+		}
+		rel := "The installed sglang"
+		if table.Release != "" {
+			rel = "sglang " + table.Release
+		}
+		note := fmt.Sprintf("%s does not have %s, which this fix passes", rel, name)
+		if span != "" {
+			note += fmt.Sprintf(" (a flag of %s): upgrade sglang to make this change", span)
+		}
+		notes = append(notes, note+".")
+	}
+	return notes
 }
 
 // strangerFlags reports whether a before template writes a flag's value

@@ -122,6 +122,12 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
+	if table.History != nil || table.Source != "" {
+		// The user's own release: a fix it cannot take says so.
+		for _, f := range findings {
+			f.Flags = table
+		}
+	}
 	what := "the launch command"
 	if pair {
 		what = "the launch commands"
