@@ -159,16 +159,29 @@ type built struct {
 const SitesHeader = "# id\tseverity\tkind\tclass\tregex\ttemplate\tfile\tline\tfunction\tqualname\tsites\tflags\tguard\tcommit\tsample\tneedles\tnear_miss\ttitle\tfirst_release\tlast_release\tremoved_in\tremoved_by"
 
 // repoLine names, in a table, the repository its records' sites are in;
-// a table without one is of sgl-project/sglang.
-const repoLine = "# repo\t"
+// a table without one is of sgl-project/sglang. sourceLine names the
+// directory on this machine the table was learnt from, and the prefix its
+// sites' paths have that the directory's do not.
+const (
+	repoLine   = "# repo\t"
+	sourceLine = "# source\t"
+)
+
+// TableSource says where a table's sites are: Repo is the repository
+// they are in ("sgl-project/sglang"); Dir, for a table learnt from a tree
+// on this machine, is that tree, and Prefix what a site's path has before
+// the path in Dir ("python/sglang/" for the installed package).
+type TableSource struct {
+	Repo, Dir, Prefix string
+}
 
 // BuildTable makes the records of msgs, in the order given (the first of
 // two messages with one regex wins; messages the newest release prints
 // come before older ones), and writes them as a table ReadSites reads:
 // one record per line, sorted by id. flags is the flag table the messages
-// are read against (the flags a message names). repo, when not
-// sgl-project/sglang, is named in the table.
-func BuildTable(msgs []Message, flags *FlagTable, repo string) ([]byte, BuildStats) {
+// are read against (the flags a message names). The table names src's
+// repository when it is not sgl-project/sglang, and its directory.
+func BuildTable(msgs []Message, flags *FlagTable, src TableSource) ([]byte, BuildStats) {
 	flagOf := map[string]string{} // a flag or dest → the flag's first name
 	if flags != nil {
 		for _, fl := range flags.Flags {
@@ -231,8 +244,11 @@ func BuildTable(msgs []Message, flags *FlagTable, repo string) ([]byte, BuildSta
 	slices.SortFunc(recs, func(a, b *built) int { return cmp.Compare(a.id, b.id) })
 
 	var b bytes.Buffer
-	if repo != "sgl-project/sglang" {
-		b.WriteString(repoLine + tsv(repo) + "\n")
+	if src.Repo != "sgl-project/sglang" {
+		b.WriteString(repoLine + tsv(src.Repo) + "\n")
+	}
+	if src.Dir != "" {
+		b.WriteString(sourceLine + tsv(src.Dir) + "\t" + tsv(src.Prefix) + "\n")
 	}
 	b.WriteString(SitesHeader + "\n")
 	for _, r := range recs {

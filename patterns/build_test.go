@@ -11,7 +11,7 @@ import (
 func buildRecords(t *testing.T, sites []RaiseSite, flags *FlagTable, repo string) ([]*Record, BuildStats) {
 	t.Helper()
 	msgs, _ := Messages(sites, "python/sglang/")
-	table, st := BuildTable(msgs, flags, repo)
+	table, st := BuildTable(msgs, flags, TableSource{Repo: repo})
 	recs, err := ReadSites("learned/sites.tsv", table)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestBuildRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := tt.m
 			m.File, m.Line, m.Function, m.Sites = "python/sglang/srt/x.py", 7, "Engine.step", 1
-			table, st := BuildTable([]Message{m}, flags, "")
+			table, st := BuildTable([]Message{m}, flags, TableSource{})
 			recs, err := ReadSites("t.tsv", table)
 			if err != nil {
 				t.Fatal(err)
@@ -119,7 +119,7 @@ func TestBuildSamplesAndNearMisses(t *testing.T) {
 		{Kind: "raise", Class: "RuntimeError", Regex: `Not enough memory\. Please try to increase --mem-fraction-static\. .*?`, Template: "Not enough memory. Please try to increase --mem-fraction-static. {x}", File: "python/sglang/srt/a.py", Sites: 1},
 		{Kind: "assert", Class: "AssertionError", Regex: `page_size .*? must divide chunked_prefill_size`, Template: "page_size {p} must divide chunked_prefill_size", File: "python/sglang/srt/b.py", Sites: 1},
 	}
-	table, _ := BuildTable(msgs, nil, "sgl-project/sglang")
+	table, _ := BuildTable(msgs, nil, TableSource{Repo: "sgl-project/sglang"})
 	recs, err := ReadSites("t.tsv", table)
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("%d records, %v", len(recs), err)

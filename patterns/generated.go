@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,10 +46,8 @@ func ReadSites(origin string, table []byte) ([]*Record, error) {
 
 // IsSitesTable reports whether data starts as a table of generated records.
 func IsSitesTable(data []byte) bool {
-	if bytes.HasPrefix(data, []byte(repoLine)) {
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			data = data[i+1:]
-		}
+	for bytes.HasPrefix(data, []byte(repoLine)) || bytes.HasPrefix(data, []byte(sourceLine)) {
+		_, data, _ = bytes.Cut(data, []byte("\n"))
 	}
 	return bytes.HasPrefix(data, []byte(SitesHeader+"\n"))
 }
@@ -63,11 +62,17 @@ func parseSites(origin, text string) ([]*Record, error) {
 	sites := make([]Site, 0, n)
 	var f [22]string
 	repo := "sgl-project/sglang"
+	var dir, strip string // the tree a learnt table was read from, and what its sites' paths have before it
 	for lineNo := 1; text != ""; lineNo++ {
 		var line string
 		line, text, _ = strings.Cut(text, "\n")
 		if r, ok := strings.CutPrefix(line, repoLine); ok {
 			repo = untsv(r)
+			continue
+		}
+		if d, ok := strings.CutPrefix(line, sourceLine); ok {
+			d, prefix, _ := strings.Cut(d, "\t")
+			dir, strip = untsv(d), untsv(prefix)
 			continue
 		}
 		if line == "" || line[0] == '#' {
@@ -90,6 +95,9 @@ func parseSites(origin, text string) ([]*Record, error) {
 			Needles:      strings.Split(f[15], "\x1f"),
 			FirstRelease: f[18], LastRelease: f[19], RemovedIn: f[20], RemovedBy: f[21]})
 		g := &gens[len(gens)-1]
+		if dir != "" {
+			g.Source = path.Join(dir, strings.TrimPrefix(f[6], strip))
+		}
 		if f[11] != "" {
 			g.Flags = strings.Fields(f[11])
 		}

@@ -1052,24 +1052,25 @@ func quoteTemplateLiteral(s string) string {
 // ReadSites. When fsys is sglang's package directory (it holds
 // srt/server_args.py), sites are named by their path in sglang's
 // repository (python/sglang/…) and the flags messages name are read from
-// its own flag table; otherwise flags, when given, stand for it. Test code
-// and files the reader cannot read are left out (see LearnSites);
-// stats.Skipped counts the sites and messages that made no record of their
-// own, by reason.
-func LearnTable(fsys fs.FS, flags *FlagTable, repo string) (table []byte, stats LearnStats, records int, err error) {
+// its own flag table; otherwise flags, when given, stand for it. src names
+// the repository and, when fsys is a directory of this machine, that
+// directory (its Prefix is worked out here). Test code and files the
+// reader cannot read are left out (see LearnSites); stats.Skipped counts
+// the sites and messages that made no record of their own, by reason.
+func LearnTable(fsys fs.FS, flags *FlagTable, src TableSource) (table []byte, stats LearnStats, records int, err error) {
 	sites, stats, err := LearnSites(fsys)
 	if err != nil {
 		return nil, stats, 0, err
 	}
-	prefix := ""
+	src.Prefix = ""
 	if own, err := LearnFlagTable(fsys, ""); err == nil {
-		prefix, flags = "python/sglang/", own
+		src.Prefix, flags = "python/sglang/", own
 	}
-	msgs, noMessage := Messages(sites, prefix)
+	msgs, noMessage := Messages(sites, src.Prefix)
 	if noMessage > 0 {
 		stats.Skipped[SkipNoMessage] += noMessage
 	}
-	table, bst := BuildTable(msgs, flags, repo)
+	table, bst := BuildTable(msgs, flags, src)
 	for reason, n := range bst.Skipped {
 		stats.Skipped[reason] += n
 	}

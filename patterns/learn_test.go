@@ -388,7 +388,7 @@ func learnTree(t *testing.T, fsys fs.FS, repo string) ([]*Record, LearnStats) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, stats, n, err := LearnTable(fsys, flags, repo)
+	table, stats, n, err := LearnTable(fsys, flags, TableSource{Repo: repo, Dir: "/src/tree"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,8 +468,9 @@ func TestLearnTree(t *testing.T) {
 			t.Errorf("%s: exception %q regex %q severity %s role %s tests %q\nwant %q %q %s %s %q",
 				tt.id, r.Match.Exception, r.Match.Regex, r.Severity, r.Role, r.Tests.Match, tt.exc, tt.regex, tt.sev, tt.role, tt.test)
 		}
-		if *r.Where != (Site{Repo: "example/widgets", File: tt.file, Line: tt.line, Function: tt.function}) || r.Gen.Sites != tt.sites {
-			t.Errorf("%s: where %+v, sites %d", tt.id, *r.Where, r.Gen.Sites)
+		if *r.Where != (Site{Repo: "example/widgets", File: tt.file, Line: tt.line, Function: tt.function}) || r.Gen.Sites != tt.sites ||
+			r.Gen.Source != "/src/tree/"+tt.file {
+			t.Errorf("%s: where %+v, sites %d, source %q", tt.id, *r.Where, r.Gen.Sites, r.Gen.Source)
 		}
 	}
 	for _, r := range recs {
@@ -501,8 +502,8 @@ func TestLearnSglangPackage(t *testing.T) {
 	}
 	r := recs[0]
 	if r.ID != "sglang-src/srt.widgets/widget-pool-size-is-above-the" || r.Where.File != "python/sglang/srt/widgets.py" ||
-		r.Where.Repo != "sgl-project/sglang" || !slices.Equal(r.Gen.Flags, []string{"--widget-pool-size"}) {
-		t.Errorf("id %s where %+v flags %v", r.ID, r.Where, r.Gen.Flags)
+		r.Where.Repo != "sgl-project/sglang" || !slices.Equal(r.Gen.Flags, []string{"--widget-pool-size"}) || r.Gen.Source != "/src/tree/srt/widgets.py" {
+		t.Errorf("id %s where %+v flags %v source %q", r.ID, r.Where, r.Gen.Flags, r.Gen.Source)
 	}
 }
 
@@ -564,7 +565,7 @@ func TestBuildFromRaiseSites(t *testing.T) {
 			Form: str(m["message_form"]), Regex: str(m["message_regex"])}
 	}
 	msgs, _ := Messages(sites, "python/sglang/")
-	table, st := BuildTable(msgs, nil, "sgl-project/sglang")
+	table, st := BuildTable(msgs, nil, TableSource{Repo: "sgl-project/sglang"})
 	recs, err := ReadSites("t.tsv", table)
 	if err != nil {
 		t.Fatal(err)

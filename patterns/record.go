@@ -217,6 +217,9 @@ type Generated struct {
 	Guard string `yaml:"guard,omitempty" json:"guard,omitempty"`
 	// Commit is the sglang commit the site was read from.
 	Commit string `yaml:"commit,omitempty" json:"commit,omitempty"`
+	// Source is the file on this machine the site was read from, for a
+	// record patterns learn read from a tree here.
+	Source string `yaml:"source,omitempty" json:"source,omitempty"`
 	// FirstRelease and LastRelease are the first and last sglang release
 	// that print the message ("0.4.4.post2"; "main 2026-05" for main as
 	// sampled after the last release the history knows); LastRelease is

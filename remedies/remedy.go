@@ -307,7 +307,11 @@ func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 			}
 		}
 	}
-	if g.Commit != "" {
+	switch {
+	case g.Source != "":
+		// Learnt from the user's own copy: the code as it runs here.
+		steps = append(steps, fmt.Sprintf("Read the code that raises it: %s:%d", g.Source, r.Where.Line))
+	case g.Commit != "":
 		steps = append(steps, fmt.Sprintf("Read the code that raises it: https://github.com/%s/blob/%s/%s#L%d",
 			r.Where.Repo, g.Commit, r.Where.File, r.Where.Line))
 	}

@@ -187,7 +187,11 @@ func (c patternsLearnCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	table, stats, n, err := patterns.LearnTable(os.DirFS(c.Dir), flags, c.Repo)
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return fmt.Errorf("learn from %q: %w", c.Dir, err)
+	}
+	table, stats, n, err := patterns.LearnTable(os.DirFS(c.Dir), flags, patterns.TableSource{Repo: c.Repo, Dir: filepath.ToSlash(dir)})
 	if err != nil {
 		return fmt.Errorf("learn from %q: %w", c.Dir, err)
 	}

@@ -82,7 +82,7 @@ func run(argsPath, histPath, out string) error {
 	for _, a := range args {
 		flags = append(flags, &patterns.Flag{Names: a.Flag, Dest: a.Dest})
 	}
-	table, st := patterns.BuildTable(msgs, patterns.NewFlagTable(flags, newest), "sgl-project/sglang")
+	table, st := patterns.BuildTable(msgs, patterns.NewFlagTable(flags, newest), patterns.TableSource{Repo: "sgl-project/sglang"})
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
