@@ -414,18 +414,10 @@ func (c *Command) repeated(prev, a *Arg) {
 		Before: prev.Text() + " " + a.Text(), After: a.Text()})
 }
 
-var replacementRE = regexp.MustCompile(`--[a-z0-9][a-z0-9-]*(?:=[\w.-]+)?`)
-
 func (c *Command) deprecated(a *Arg) {
 	help := strings.TrimSpace(a.Flag.Help)
 	is := Issue{ID: idDeprecated, Before: a.Text()}
-	repl := ""
-	for _, m := range replacementRE.FindAllString(help, -1) {
-		if m != a.Name && !slices.Contains(a.Flag.Names, m) {
-			repl = m
-			break
-		}
-	}
+	repl := patterns.Replacement(help, append([]string{a.Name}, a.Flag.Names...))
 	switch {
 	case strings.HasPrefix(help, "Removed"):
 		is.Message = fmt.Sprintf("%s is deprecated and has been removed: it no longer has any effect", a.Name)

@@ -3,6 +3,7 @@ package patterns
 import (
 	_ "embed"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +27,12 @@ type FlagHistory struct {
 	spans    map[string][2]int // name and choice → first and last release index
 	names    []string          // every spelling any release accepts
 	switches map[string]bool   // spellings that take no value
+	replaced map[string]string // a removed flag → the flag its help named in its place
 }
+
+// ReplacedBy is the flag a removed flag's help named in its place, as of
+// its last release ("--attention-backend" for --disable-flashinfer), or "".
+func (h *FlagHistory) ReplacedBy(name string) string { return h.replaced[name] }
 
 // Switch reports whether a flag takes no value, as of the last release
 // that accepts it.
@@ -138,7 +144,7 @@ var flagHistory = sync.OnceValues(func() (*FlagHistory, error) {
 func FlagHistories() (*FlagHistory, error) { return flagHistory() }
 
 func parseFlagHistory(text string) (*FlagHistory, error) {
-	h := &FlagHistory{spans: map[string][2]int{}, switches: map[string]bool{}}
+	h := &FlagHistory{spans: map[string][2]int{}, switches: map[string]bool{}, replaced: map[string]string{}}
 	index := map[string]int{}
 	seen := map[string]bool{}
 	for n, line := range strings.Split(text, "\n") {
@@ -151,8 +157,11 @@ func parseFlagHistory(text string) (*FlagHistory, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 5 {
-			return nil, fmt.Errorf("patterns/generated/flag-history.tsv:%d: %d fields, want 5", n+1, len(f))
+		if len(f) != 5 && len(f) != 6 {
+			return nil, fmt.Errorf("patterns/generated/flag-history.tsv:%d: %d fields, want 5 or 6", n+1, len(f))
+		}
+		if len(f) == 6 {
+			h.replaced[untsv(f[0])] = untsv(f[5])
 		}
 		first, ok := index[f[2]]
 		if !ok {
@@ -249,7 +258,8 @@ func (h *FlagHistory) choicesAt(name string, i int, have []string) []string {
 // Lacks reports whether the table, of the user's own release (At, or
 // LearnFlagTable of their installed sglang), lacks a flag that other
 // releases of sglang have, and says which releases do ("releases since
-// 0.5.3rc2", "0.3.0 to 0.4.6"; empty when only the newest table knows it).
+// 0.5.3rc2", "0.3.0 to 0.4.6; 0.4.7 removed it"; empty when only the
+// newest table knows it).
 // A flag no release has is no lack of this one's: it is not sglang's.
 func (t *FlagTable) Lacks(name string) (span string, lacks bool) {
 	if t.Lookup(name) != nil || t.History == nil && t.Source == "" {
@@ -263,11 +273,31 @@ func (t *FlagTable) Lacks(name string) (span string, lacks bool) {
 		if last == len(h.Releases)-1 {
 			return "releases since " + h.Releases[first], true
 		}
-		return h.Releases[first] + " to " + h.Releases[last], true
+		span = h.Releases[first] + " to " + h.Releases[last] + "; " + h.Releases[last+1] + " removed it"
+		if repl := h.ReplacedBy(name); repl != "" && t.Lookup(strings.SplitN(repl, "=", 2)[0]) != nil {
+			span += ", naming " + repl + " in its place"
+		}
+		return span, true
 	}
 	newest, err := Flags()
 	if err != nil || newest.Lookup(name) == nil {
 		return "", false
 	}
 	return "", true
+}
+
+// replacementRE finds the flags a help text names.
+var replacementRE = regexp.MustCompile(`--[a-z0-9][a-z0-9-]*(?:=[\w.-]+)?`)
+
+// Replacement is the flag a deprecated or removed flag's help names in its
+// place ("Deprecated: use --attention-backend."), other than the flag's
+// own names (names), with its value when the help writes it with "=";
+// "" when the help names none.
+func Replacement(help string, names []string) string {
+	for _, m := range replacementRE.FindAllString(help, -1) {
+		if name, _, _ := strings.Cut(m, "="); !slices.Contains(names, name) {
+			return m
+		}
+	}
+	return ""
 }

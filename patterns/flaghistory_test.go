@@ -86,3 +86,49 @@ func TestFlagTableAt(t *testing.T) {
 		t.Errorf("%s, a flag of 0.4.6, is not in its table", found)
 	}
 }
+
+// What a release's table lacks, and what it says of it: when the flag came,
+// when it went, and what its help named in its place.
+func TestFlagTableLacks(t *testing.T) {
+	table, err := Flags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := FlagHistories()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(v string) *FlagTable {
+		i, exact := h.Index(v)
+		if !exact {
+			t.Fatalf("%s is not a release of the history", v)
+		}
+		return table.At(h, i)
+	}
+	tests := []struct {
+		release, flag, span string
+		lacks               bool
+	}{
+		{"0.4.6", "--radix-eviction-policy", "releases since 0.5.3rc2", true},
+		{"0.5.3", "--radix-eviction-policy", "", false},
+		{"0.5.3", "--enable-flashmla", "0.4.4.post2 to 0.4.7; 0.4.7.post1 removed it, naming --attention-backend in its place", true},
+		{"0.4.7", "--enable-flashmla", "", false},
+		{"0.5.3", "--disable-mla", "0.3.1.post2 to 0.4.5.post1; 0.4.5.post2 removed it", true},
+		{"0.5.3", "--no-such-flag", "", false}, // not sglang's: no lack of this release
+	}
+	for _, tt := range tests {
+		span, lacks := at(tt.release).Lacks(tt.flag)
+		if span != tt.span || lacks != tt.lacks {
+			t.Errorf("%s %s: %q %v, want %q %v", tt.release, tt.flag, span, lacks, tt.span, tt.lacks)
+		}
+	}
+	if _, lacks := table.Lacks("--disable-mla"); lacks {
+		t.Error("a table of no known release says what it lacks")
+	}
+	if got := Replacement("Deprecated: use --moe-runner-backend=flashinfer_trtllm instead of --enable-flashinfer-trtllm-moe.", []string{"--enable-flashinfer-trtllm-moe"}); got != "--moe-runner-backend=flashinfer_trtllm" {
+		t.Errorf("Replacement: %q", got)
+	}
+	if got := Replacement("Use --enable-x to turn it on.", []string{"--enable-x"}); got != "" {
+		t.Errorf("Replacement names the flag itself: %q", got)
+	}
+}

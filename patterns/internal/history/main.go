@@ -81,7 +81,8 @@ type fact struct {
 type flagFact struct {
 	name, choice string // choice is "" for the flag itself
 	first, last  int
-	switched     bool // the flag takes no value (store_true…), as of its last release
+	switched     bool   // the flag takes no value (store_true…), as of its last release
+	replacedBy   string // the flag its help names in its place, as of its last release
 }
 
 func run(repo, until, out string) error {
@@ -147,7 +148,9 @@ func run(repo, until, out string) error {
 			}
 			for _, s := range fl {
 				for _, n := range s.Names {
-					noteFlag(flags, n, "", i).switched = s.Switch()
+					ff := noteFlag(flags, n, "", i)
+					ff.switched = s.Switch()
+					ff.replacedBy = patterns.Replacement(s.Help, s.Names)
 					for _, c := range s.Choices {
 						noteFlag(flags, n, c, i)
 					}
@@ -254,7 +257,8 @@ func writeFlags(out string, rels []release, flags map[string]*flagFact) error {
 	b.WriteString("# Written by patterns/internal/history from sglang's git history; do not edit.\n")
 	b.WriteString("# The launch flags of every release, and their literal choices: flag, choice (none: the flag),\n")
 	b.WriteString("# first release that accepts it, last (none: the newest still does), and \"switch\" for a flag\n")
-	b.WriteString("# that takes no value. Releases, oldest first:\n")
+	b.WriteString("# that takes no value, and for a flag a later release removed, the flag its help named in its\n")
+	b.WriteString("# place (\"use --attention-backend\"). Releases, oldest first:\n")
 	for _, r := range rels {
 		fmt.Fprintf(&b, "#release\t%s\n", r.label)
 	}
@@ -267,7 +271,11 @@ func writeFlags(out string, rels []release, flags map[string]*flagFact) error {
 		if f.switched && f.choice == "" {
 			kind = "switch"
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", tsv(f.name), tsv(f.choice), rels[f.first].label, last, kind)
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s", tsv(f.name), tsv(f.choice), rels[f.first].label, last, kind)
+		if last != "" && f.choice == "" && f.replacedBy != "" {
+			fmt.Fprintf(&b, "\t%s", tsv(f.replacedBy))
+		}
+		b.WriteByte('\n')
 	}
 	return os.WriteFile(out, b.Bytes(), 0o644)
 }
