@@ -213,6 +213,10 @@ func (a *ServerArgs) Flag(name string) string {
 	return pyFlag(v)
 }
 
+// FlagText writes a value as it would be given on a command line, as
+// ServerArgs.Flag does.
+func FlagText(v Value) string { return pyFlag(v) }
+
 func pyFlag(v Value) string {
 	switch x := v.(type) {
 	case string:

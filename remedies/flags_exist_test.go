@@ -1,8 +1,6 @@
 package remedies
 
 import (
-	"path"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -11,36 +9,22 @@ import (
 	"github.com/tailfix/tailfix/patterns"
 )
 
-// sglangFlags returns the flags an example command line passes to sglang's
-// launch_server: every --flag of a bare fragment ("--tp-size 8
-// --disable-custom-all-reduce") or after sglang.launch_server or sglang
-// serve, none of another program's (docker, huggingface-cli, the router's
-// own launcher and its --router-* flags).
+// sglangFlags returns the flags of a fix's command line that sglang's
+// launch_server would parse (launch.FixArgs), without their values.
 func sglangFlags(cmdline string) []string {
+	table, err := patterns.Flags()
+	if err != nil {
+		panic(err)
+	}
 	var out []string
-	ours := true
-	words := strings.Fields(cmdline)
-	for i, w := range words {
-		switch base := path.Base(w); {
-		case w == "sglang.launch_server", base == "sglang" && i+1 < len(words) && words[i+1] == "serve":
-			ours = true
-		case w == "docker", base == "huggingface-cli", base == "hf", base == "pip", base == "vllm",
-			w == "sglang_router.launch_router", w == "router:", strings.HasSuffix(w, "launch_router"),
-			w == "sgl_jax.launch_server": // sglang-jax has flags and choices of its own
-			ours = false
-		case w == "sglang_router.launch_server":
-			ours = true // sglang's flags, and the router's --router-* ones
+	for _, w := range launch.FixArgs(cmdline, table) {
+		if strings.HasPrefix(w, "--") {
+			name, _, _ := strings.Cut(w, "=")
+			out = append(out, name)
 		}
-		if !ours || !flagWordRE.MatchString(w) || strings.HasPrefix(w, "--router-") {
-			continue
-		}
-		name, _, _ := strings.Cut(w, "=")
-		out = append(out, name)
 	}
 	return out
 }
-
-var flagWordRE = regexp.MustCompile(`^--[a-z0-9][a-z0-9-]*(?:=\S*)?$`)
 
 func TestSglangFlags(t *testing.T) {
 	tests := map[string]string{
@@ -50,6 +34,7 @@ func TestSglangFlags(t *testing.T) {
 		"python -m sglang_router.launch_server --model-path m --dp-size 8 --router-worker-startup-timeout-secs 1800": "--model-path --dp-size",
 		"router: --prefill http://10.0.0.1:30000 8998":                                                               "",
 		"JAX_PLATFORMS=cpu python -m sgl_jax.launch_server --model-path m --attention-backend native":                "",
+		"--page-size 16   (stopgap: --page-size 1, or --disable-radix-cache on hybrid models)":                       "--page-size",
 	}
 	for in, want := range tests {
 		if got := strings.Join(sglangFlags(in), " "); got != want {
@@ -88,33 +73,6 @@ func TestRemedyFlagsExist(t *testing.T) {
 	}
 }
 
-// sglangArgs returns the words of an example command line that sglang's
-// launch_server would parse: each of its --flags (see sglangFlags), split
-// as a shell splits them, with the value the flag takes when it takes one.
-func sglangArgs(cmdline string, table *patterns.FlagTable) []string {
-	ours := map[string]bool{}
-	for _, f := range sglangFlags(cmdline) {
-		ours[f] = true
-	}
-	words, err := launch.Split(strings.NewReplacer("…", " ", "(", " ", ")", " ").Replace(cmdline))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for i := 0; i < len(words); i++ {
-		name, _, eq := strings.Cut(words[i], "=")
-		if !ours[name] {
-			continue
-		}
-		out = append(out, words[i])
-		if fl := table.Lookup(name); fl != nil && fl.TakesValue() && !eq && i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
-			i++
-			out = append(out, words[i])
-		}
-	}
-	return out
-}
-
 // Every example fix of a hand-written sglang record, rendered, passes
 // check against the newest release: no flag it passes is unknown, and no
 // value it gives is outside the flag's choices. Against an older release,
@@ -141,7 +99,7 @@ func TestRemedyFixesPassCheck(t *testing.T) {
 			continue
 		}
 		after, _ := Render(r.Fix.After, nil)
-		args := sglangArgs(after, newest)
+		args := launch.FixArgs(after, newest)
 		if len(args) == 0 {
 			continue
 		}

@@ -168,6 +168,12 @@ func TestRemedyExampleLabel(t *testing.T) {
 	partly := &patterns.Record{ID: "t/partly", Title: "t", Severity: patterns.SeverityError,
 		Fix: patterns.Fix{Steps: []string{"s"}, Before: "--model-path {model_path|M} --mem-fraction-static 0.9",
 			After: "--model-path {model_path|M} --mem-fraction-static 0.8"}}
+	switches := &patterns.Record{ID: "t/sw", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"s"}, Before: "--enable-mixed-chunk --tp-size 4", After: "--tp-size 4"}}
+	addOnly := &patterns.Record{ID: "t/add", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"s"}, After: "--enable-metrics"}}
+	pip := &patterns.Record{ID: "t/pip", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"s"}, Before: "pip install sglang==0.4.3", After: "pip install -U sglang"}}
 	tests := []struct {
 		name    string
 		f       *diagnose.Finding
@@ -183,6 +189,17 @@ func TestRemedyExampleLabel(t *testing.T) {
 		{"a literal value the server runs with", &diagnose.Finding{Record: partly, Line: 3,
 			Config: mapConfig{"model_path": "/m", "mem_fraction_static": 0.9}}, "--model-path /m --mem-fraction-static 0.8", "s", false},
 		{"a launch command's own flags", &diagnose.Finding{Record: literal, Captures: map[string]string{"before": "--a 1", "after": "--a 2"}}, "--a 2", "s", false},
+		{"a literal before the server runs", &diagnose.Finding{Record: switches, Line: 3,
+			Config: mapConfig{"enable_mixed_chunk": true, "tp_size": int64(4)}}, "--tp-size 4", "s", false},
+		{"a literal before the server does not run", &diagnose.Finding{Record: switches, Line: 3,
+			Config: mapConfig{"enable_mixed_chunk": false, "tp_size": int64(4)}}, "--tp-size 4", "s", true},
+		{"a literal before of another value", &diagnose.Finding{Record: switches, Line: 3,
+			Config: mapConfig{"enable_mixed_chunk": true, "tp_size": int64(8)}}, "--tp-size 4", "s", true},
+		{"a literal change with nothing before it", &diagnose.Finding{Record: addOnly, Line: 3, Config: mapConfig{"tp_size": int64(8)}},
+			"--enable-metrics", "s", false},
+		{"a literal change, no configuration", &diagnose.Finding{Record: addOnly, Line: 3}, "--enable-metrics", "s", true},
+		{"another program's command", &diagnose.Finding{Record: pip, Line: 3, Config: mapConfig{"tp_size": int64(8)}},
+			"pip install -U sglang", "s", true},
 		{"argparse's rejection judged again", &diagnose.Finding{ID: "sglang/unrecognized-arguments", Record: literal, Line: 7,
 			Captures: map[string]string{"args": "--tp-szie 2 --enable_metrics"}}, "--tp-size 2 --enable-metrics", "s", false},
 		{"an invalid choice judged again", &diagnose.Finding{ID: "sglang/invalid-choice", Record: literal, Line: 7,
@@ -255,6 +272,31 @@ func TestCauseRendersCaptures(t *testing.T) {
 	for _, tt := range tests {
 		if got := For(&diagnose.Finding{Record: rec, Line: 1, Captures: tt.caps}).Cause; got != tt.want {
 			t.Errorf("%s: cause %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A fix rendered in a server's own values is judged by the check rules on
+// that server's settings: a change that alone would make sglang stop at
+// launch says so.
+func TestRemedySaysWhatTheChangeAloneBreaks(t *testing.T) {
+	rec := &patterns.Record{ID: "t/tp", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"s"}, Before: "--tp-size {tp_size|8}", After: "--tp-size {tp_size/2|4}"}}
+	tests := []struct {
+		name string
+		cfg  mapConfig
+		note string
+	}{
+		{"plain TP", mapConfig{"tp_size": int64(8), "dp_size": int64(1)}, ""},
+		{"DP attention over 8", mapConfig{"tp_size": int64(8), "dp_size": int64(8), "enable_dp_attention": true},
+			"This change alone is not enough: tp-size 4 is not divisible by dp-size 8"},
+		{"DP attention over 4", mapConfig{"tp_size": int64(8), "dp_size": int64(4), "enable_dp_attention": true}, ""},
+	}
+	for _, tt := range tests {
+		r := For(&diagnose.Finding{Record: rec, Line: 3, Config: tt.cfg})
+		notes := strings.Join(r.Worked, " ")
+		if r.After != "--tp-size 4" || r.Example || tt.note == "" && notes != "" || tt.note != "" && !strings.Contains(notes, tt.note) {
+			t.Errorf("%s: after %q example %v notes %q; want a note %q", tt.name, r.After, r.Example, notes, tt.note)
 		}
 	}
 }

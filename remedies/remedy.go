@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tailfix/tailfix/patterns"
 
@@ -64,10 +65,19 @@ func For(f *diagnose.Finding) Remedy {
 			// The log's own figures say this change would not help.
 			before, after = "", ""
 		}
-		ownBefore = ownBefore && !strangerFlags(r.Fix.Before, cfg)
+		ownBefore = ownBefore && !strangerFlags(r.Fix.Before, cfg) || literalOwn(r.Fix.Before, before, cfg)
+		// An after with no placeholder is the change itself ("--attention-backend
+		// triton"): the user's own once the before it replaces is.
+		ownAfter = ownAfter || cfg != nil && !strings.Contains(r.Fix.After, "{")
 		example := (before != "" || after != "") && !(ownBefore && ownAfter) && !fromCheck(f)
 		if b, a, ok := rejudged(f); ok {
 			before, after, example = b, a, false
+		}
+		if !example && cfg != nil && after != "" {
+			// Checked before shown: what the change alone would make
+			// sglang stop with, judged by the check rules on this
+			// server's own settings.
+			vals.notes = append(vals.notes, stopsWith(cfg, before, after)...)
 		}
 		if lacking := lackedFlags(after, f.Flags); len(lacking) > 0 {
 			// The user's release cannot take this change: say which
@@ -207,6 +217,41 @@ func rejudged(f *diagnose.Finding) (before, after string, ok bool) {
 	return strings.Join(bs, " "), strings.Join(as, " "), true
 }
 
+// stopsWith says what a fix, applied to a server's settings, would make
+// the check rules predict at error level that its command when the error
+// happened does not: the change needs another one with it.
+func stopsWith(cfg Config, before, after string) []string {
+	if servers.MatchString(after) {
+		return nil // two servers' flags, not one command's
+	}
+	table, err := patterns.Flags()
+	if err != nil {
+		return nil
+	}
+	pack, err := curated()
+	if err != nil {
+		return nil
+	}
+	var notes []string
+	for _, is := range launch.Rejudge(cfg, launch.FixArgs(before, table), launch.FixArgs(after, table), table) {
+		sev := is.Severity
+		if rec := pack.Lookup(is.ID); sev == 0 && rec != nil {
+			sev = rec.Severity
+		}
+		if sev >= patterns.SeverityError {
+			notes = append(notes, "This change alone is not enough: "+is.Message+".")
+		}
+	}
+	return notes
+}
+
+// servers finds the labels of an example that shows more than one server
+// or node ("prefill: … decode: …", "node 0: … node 1: …").
+var servers = regexp.MustCompile(`(?:^|\s)(?:prefill|decode|router|node \d+|rank \d+):\s`)
+
+// curated is the hand-written records, for the severity of a check rule.
+var curated = sync.OnceValues(patterns.Curated)
+
 // lackedFlags says, for each flag a fix's command line passes that the
 // user's release (table) lacks, which releases have it. It says nothing
 // when the release is not known.
@@ -235,6 +280,54 @@ func lackedFlags(cmdline string, table *patterns.FlagTable) []string {
 		notes = append(notes, note+".")
 	}
 	return notes
+}
+
+// literalOwn reports whether a before written without placeholders is the
+// server's own: nothing, or sglang flags each of which the configuration
+// sets to the value written (a switch to True).
+func literalOwn(tmpl, rendered string, cfg Config) bool {
+	if cfg == nil || strings.Contains(tmpl, "{") {
+		return false
+	}
+	if strings.TrimSpace(rendered) == "" {
+		return true
+	}
+	table, err := patterns.Flags()
+	if err != nil {
+		return false
+	}
+	args := launch.FixArgs(rendered, table)
+	if len(args) == 0 || len(strings.Fields(rendered)) != len(args) {
+		return false // another program's command, or words that are not flags
+	}
+	for i := 0; i < len(args); i++ {
+		name, value, eq := strings.Cut(args[i], "=")
+		fl := table.Lookup(name)
+		if fl == nil {
+			return false
+		}
+		v, ok := cfg.Lookup(fl.Dest)
+		if !ok {
+			return false
+		}
+		if !fl.TakesValue() {
+			if v != true {
+				return false
+			}
+			continue
+		}
+		if !eq {
+			if i+1 >= len(args) {
+				return false
+			}
+			i++
+			value = args[i]
+		}
+		if !sameValue(value, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // strangerFlags reports whether a before template writes a flag's value
