@@ -193,17 +193,31 @@ func (w *workedValues) fractionForKVPool() (string, string, bool) {
 			"Spread the model over more GPUs or load a smaller (quantized) checkpoint.",
 			gib(m.AfterWeights), gib(m.BeforeWeights), share(used)), false
 	}
-	if f, ok := w.number("mem_fraction_static"); ok && f >= next {
+	ran, fit := w.number("mem_fraction_static")
+	fit = fit && ran >= next
+	if fit {
 		// The weights fit under the fraction the server had: something the
-		// start-up lines do not show (a draft model, another process, a
-		// state cache) took the rest, and the arithmetic says nothing.
-		return "", "", false
+		// start-up lines do not itemise (a hybrid model's state cache, a
+		// draft model, another process) took the rest. A step up is all
+		// the figures support.
+		next = math.Ceil((ran+kvShare)*100-1e-9) / 100
+		if next > maxFraction {
+			return "", "", false
+		}
 	}
 	if p, ok := w.number(matcher.Previous + "mem_fraction_static"); ok && next >= p {
 		if f, ok := w.number("mem_fraction_static"); ok && f < p {
 			return "", fmt.Sprintf("The log's previous start ran with `--mem-fraction-static %s` and this one lowered it to %s; the %s the weights need is back at or above where it started. "+
 				"Failing both ways means the weights, the KV cache and the activations do not fit together: %s.", fraction(p), fraction(f), fraction(next), neitherWay), false
 		}
+	}
+	if fit {
+		left := ran - used
+		why := fmt.Sprintf("Worked from the start-up: %s GB were free before the weights and %s GB after, so the weights take %s of the GPU, under the %s the server ran with: "+
+			"%s (%s GB) was left for the KV cache and was not enough. Something the start-up lines do not itemise took part of it: "+
+			"a hybrid model's state cache (`--max-mamba-cache-size`), a draft model, or another process on the GPU. %s more → %s.",
+			gib(m.BeforeWeights), gib(m.AfterWeights), share(used), fraction(ran), share(left), gib(left*m.BeforeWeights), share(kvShare), fraction(next))
+		return fraction(next), why, true
 	}
 	why := fmt.Sprintf("Worked from the start-up: %s GB were free before the weights and %s GB after, so the weights take %s of the GPU; with %s more for the KV cache → %s.",
 		gib(m.BeforeWeights), gib(m.AfterWeights), share(used), share(kvShare), fraction(next))
