@@ -503,6 +503,32 @@ func (s *Session) Findings() []*Finding {
 	return out
 }
 
+// Current returns every report's findings, as Findings does, with the
+// events still open counted in (a traceback of a server that fell quiet
+// after it, which the live updates have shown): what a live input has
+// found so far.
+func (s *Session) Current() []*Finding {
+	out := s.Findings()
+	byKey := make(map[string]*Finding, len(out))
+	for _, f := range out {
+		byKey[f.key] = f
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, src := range s.sources {
+		for _, p := range src.prov {
+			if f := byKey[p.key]; f != nil {
+				f.Count++ // one more of a finding the report has
+				continue
+			}
+			c := *p.f
+			byKey[p.key] = &c
+			out = append(out, &c)
+		}
+	}
+	return out
+}
+
 // merged returns copies of the findings of a group of inputs, the same
 // error in several of them merged into the copy of its first.
 func merged(g []*Source) []*Finding {

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -69,7 +70,13 @@ type Follower struct {
 	open, maxOpen int
 	buf           []byte
 	ran           bool
+	// followed counts the files followed, for Files.
+	followed atomic.Int64
 }
+
+// Files returns how many files the Follower follows. It is safe to call
+// while Run runs.
+func (f *Follower) Files() int { return int(f.followed.Load()) }
 
 // readSize bounds one read, so that a large file read from its start is
 // read in steps between which cancellation is seen.
@@ -332,6 +339,7 @@ func (f *Follower) match(start bool) {
 			}
 			fl := &file{path: path}
 			f.files[path] = fl
+			f.followed.Add(1)
 			f.list = append(f.list, fl)
 			if start && !f.opts.FromStart {
 				f.openAtEnd(fl)

@@ -14,6 +14,7 @@ type followCmd struct {
 	Paths     []string      `arg:"" name:"PATH" help:"Log files, globs or directories to follow. Quote globs ('logs/*.log') so that files created later match too."`
 	FromStart bool          `name:"from-start" help:"Read what the files already hold, not only what is written from now on."`
 	Poll      time.Duration `default:"250ms" help:"Check every file this often even without a file event; the only way to notice change when inotify is not available."`
+	Metrics   string        `placeholder:"ADDR" help:"Serve Prometheus metrics at http://ADDR/metrics (ADDR is host:port or :port): occurrences of each finding by id, severity and source, distinct findings, root causes, lines and bytes read, files followed, the last finding's time."`
 }
 
 // Run follows the files until Ctrl-C, writing findings to stdout as they
@@ -48,6 +49,12 @@ func (c *followCmd) Run(e *env) error {
 		return err
 	}
 	l := newLive(e, m, e.stdout, true)
+	if c.Metrics != "" {
+		if l.metrics, err = serveMetrics(e, c.Metrics, l, f.Files); err != nil {
+			return err
+		}
+		defer l.metrics.close()
+	}
 	inputs := map[string]*diagnose.Source{}
 	out := func(ch follow.Chunk) {
 		in, ok := inputs[ch.Path]
@@ -61,6 +68,7 @@ func (c *followCmd) Run(e *env) error {
 			in.Break()
 		}
 		in.Write(ch.Data)
+		l.metrics.read(ch.Path, len(ch.Data))
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())

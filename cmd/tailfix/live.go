@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -22,6 +23,14 @@ type live struct {
 	hints   *remedies.Printer
 	w       io.Writer
 	json    bool
+	metrics *metrics // nil without --metrics
+}
+
+// inputs returns the inputs opened so far.
+func (l *live) inputs() []*diagnose.Source {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.sources)
 }
 
 // newLive starts a session whose findings go to w (or --output), each
@@ -30,6 +39,7 @@ func newLive(e *env, m *matcher.Matcher, w io.Writer, labelled bool) *live {
 	l := &live{hints: e.printerWith(w, labelled), w: e.findings(w), json: e.format == remedies.JSON}
 	l.sess = diagnose.New(m, diagnose.Options{Update: func(u diagnose.Update) {
 		l.hints.Update(u) // a failing writer must not stop the inputs
+		l.metrics.found(u)
 	}})
 	return l
 }

@@ -19,6 +19,7 @@ import (
 )
 
 type runCmd struct {
+	Metrics string   `placeholder:"ADDR" help:"Serve Prometheus metrics at http://ADDR/metrics while the command runs (ADDR is host:port or :port): occurrences of each finding by id, severity and source (stdout, stderr), distinct findings, root causes, lines and bytes read, the last finding's time."`
 	Command []string `arg:"" passthrough:"" name:"COMMAND" help:"The command to run and its arguments, after --."`
 }
 
@@ -49,6 +50,12 @@ func (c *runCmd) Run(e *env) error {
 	stderr := &lockedWriter{w: e.stderr}
 	e.stderr = stderr
 	l := newLive(e, m, stderr, false)
+	if c.Metrics != "" {
+		if l.metrics, err = serveMetrics(e, c.Metrics, l, nil); err != nil {
+			return err
+		}
+		defer l.metrics.close()
+	}
 
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -100,7 +107,7 @@ func (c *runCmd) Run(e *env) error {
 		copiers.Add(1)
 		go func() {
 			defer copiers.Done()
-			passThrough(p.r, p.w, in)
+			passThrough(p.r, p.w, in, func(n int) { l.metrics.read(p.name, n) })
 		}()
 	}
 
@@ -138,14 +145,15 @@ wait:
 }
 
 // passThrough copies one of the child's streams to ours and to its input
-// until the stream ends.
-func passThrough(r io.Reader, w io.Writer, in *diagnose.Source) {
+// until the stream ends, telling read how much it read.
+func passThrough(r io.Reader, w io.Writer, in *diagnose.Source, read func(int)) {
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			w.Write(buf[:n]) // a closed terminal must not stop the child
 			in.Write(buf[:n])
+			read(n)
 		}
 		if err != nil {
 			return
