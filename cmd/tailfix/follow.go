@@ -11,10 +11,11 @@ import (
 )
 
 type followCmd struct {
-	Paths     []string      `arg:"" name:"PATH" help:"Log files, globs or directories to follow. Quote globs ('logs/*.log') so that files created later match too."`
-	FromStart bool          `name:"from-start" help:"Read what the files already hold, not only what is written from now on."`
-	Poll      time.Duration `default:"250ms" help:"Check every file this often even without a file event; the only way to notice change when inotify is not available."`
-	Metrics   string        `placeholder:"ADDR" help:"Serve Prometheus metrics at http://ADDR/metrics (ADDR is host:port or :port): occurrences of each finding by id, severity and source, distinct findings, root causes, lines and bytes read, files followed, the last finding's time."`
+	Paths       []string      `arg:"" name:"PATH" help:"Log files, globs or directories to follow. Quote globs ('logs/*.log') so that files created later match too."`
+	FromStart   bool          `name:"from-start" help:"Read what the files already hold, not only what is written from now on."`
+	Poll        time.Duration `default:"250ms" help:"Check every file this often even without a file event; the only way to notice change when inotify is not available."`
+	NotifyFlags `embed:""`
+	Metrics     string `placeholder:"ADDR" help:"Serve Prometheus metrics at http://ADDR/metrics (ADDR is host:port or :port): occurrences of each finding by id, severity and source, distinct findings, root causes, lines and bytes read, files followed, the last finding's time."`
 }
 
 // Run follows the files until Ctrl-C, writing findings to stdout as they
@@ -55,6 +56,9 @@ func (c *followCmd) Run(e *env) error {
 		}
 		defer l.metrics.close()
 	}
+	if l.notify, err = newNotifier(c.NotifyFlags, say); err != nil {
+		return err
+	}
 	inputs := map[string]*diagnose.Source{}
 	out := func(ch follow.Chunk) {
 		in, ok := inputs[ch.Path]
@@ -86,6 +90,7 @@ func (c *followCmd) Run(e *env) error {
 		return err
 	}
 	findings, err := l.finish()
+	l.notify.close()
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,8 @@ type live struct {
 	hints   *remedies.Printer
 	w       io.Writer
 	json    bool
-	metrics *metrics // nil without --metrics
+	metrics *metrics  // nil without --metrics
+	notify  *notifier // nil without --on-finding and --webhook
 }
 
 // inputs returns the inputs opened so far.
@@ -40,6 +41,7 @@ func newLive(e *env, m *matcher.Matcher, w io.Writer, labelled bool) *live {
 	l.sess = diagnose.New(m, diagnose.Options{Update: func(u diagnose.Update) {
 		l.hints.Update(u) // a failing writer must not stop the inputs
 		l.metrics.found(u)
+		l.notify.update(u)
 	}})
 	return l
 }

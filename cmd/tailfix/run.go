@@ -19,8 +19,9 @@ import (
 )
 
 type runCmd struct {
-	Metrics string   `placeholder:"ADDR" help:"Serve Prometheus metrics at http://ADDR/metrics while the command runs (ADDR is host:port or :port): occurrences of each finding by id, severity and source (stdout, stderr), distinct findings, root causes, lines and bytes read, the last finding's time."`
-	Command []string `arg:"" passthrough:"" name:"COMMAND" help:"The command to run and its arguments, after --."`
+	NotifyFlags `embed:""`
+	Metrics     string   `placeholder:"ADDR" help:"Serve Prometheus metrics at http://ADDR/metrics while the command runs (ADDR is host:port or :port): occurrences of each finding by id, severity and source (stdout, stderr), distinct findings, root causes, lines and bytes read, the last finding's time."`
+	Command     []string `arg:"" passthrough:"" name:"COMMAND" help:"The command to run and its arguments, after --."`
 }
 
 // childDrain is how long the child's output is still read after it exits:
@@ -55,6 +56,9 @@ func (c *runCmd) Run(e *env) error {
 			return err
 		}
 		defer l.metrics.close()
+	}
+	if l.notify, err = newNotifier(c.NotifyFlags, func(format string, args ...any) { fmt.Fprintf(stderr, format, args...) }); err != nil {
+		return err
 	}
 
 	outR, outW, err := os.Pipe()
@@ -141,6 +145,7 @@ wait:
 		// the child's status is still the one to exit with.
 		e.log.Error().Err(err).Msg("writing the findings failed")
 	}
+	l.notify.close()
 	return childStatus(cmd, werr)
 }
 
