@@ -300,3 +300,26 @@ func TestRunHintsBetweenWholeLines(t *testing.T) {
 		t.Errorf("a hint split the child's line:\n%s", got)
 	}
 }
+
+// follow finds the files of pods that start after it, in the kubelet's
+// layout: /var/log/pods/NAMESPACE_POD_UID/CONTAINER/N.log, named by a glob
+// with a wildcard at every level.
+func TestFollowPodLogsThatComeLater(t *testing.T) {
+	root := t.TempDir()
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"follow", "--color", "never", "--poll", "20ms", filepath.Join(root, "*", "*", "*.log")},
+			strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	}()
+	waitFor(t, "follow to wait", func() bool { return strings.Contains(stderr.String(), "no file matches") })
+	dir := filepath.Join(root, "llm_sglang-decode-7c9f_0b6e1a2c", "sglang")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "0.log")
+	appendTo(t, log, dyingServer)
+	waitFor(t, "the pod's finding", func() bool { return strings.Contains(stdout.String(), "["+log+"]  ERROR  GPU ran out of memory") })
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	waitExit(t, code, exitFound, "follow did not stop on Ctrl-C")
+}
