@@ -117,6 +117,22 @@ func withSides(c matcher.Config) matcher.Config {
 	return sideConfig{c}
 }
 
+// ServerArgs returns the ServerArgs line a finding's configuration was
+// read from, or nil: for a configuration of another kind (a launch
+// command), or of two servers.
+func ServerArgs(c matcher.Config) *pyrepr.ServerArgs {
+	switch x := c.(type) {
+	case *pyrepr.ServerArgs:
+		return x
+	case sideConfig:
+		return ServerArgs(x.Config)
+	}
+	if base, ok := matcher.BaseConfig(c); ok {
+		return ServerArgs(base)
+	}
+	return nil
+}
+
 // sideConfig is one server's configuration that also answers "prefill.x"
 // or "decode.x" when the server is that side of a pair, so that a record's
 // two-sided template shows the side the log knows.

@@ -154,6 +154,17 @@ type context struct {
 	prev Config
 }
 
+// BaseConfig returns the configuration an occurrence's Config adds the
+// log's memory figures and previous start to: the server's own (its
+// ServerArgs line, or the launch command). ok is false for a Config that
+// adds nothing to another.
+func BaseConfig(c Config) (base Config, ok bool) {
+	if x, ok := c.(context); ok {
+		return x.base, true
+	}
+	return nil, false
+}
+
 func (c context) Lookup(name string) (any, bool) {
 	if v, ok := c.mem.Lookup(name); ok {
 		return v, true

@@ -12,7 +12,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/patterns"
+	"github.com/tailfix/tailfix/pyrepr"
 )
 
 // Format is an output format.
@@ -53,6 +55,9 @@ type Options struct {
 	// Sources labels each finding of the text format with its input, in a
 	// colour of its own, for live modes that read several files.
 	Sources bool
+	// Excerpt, when set, returns the lines from to to of a source, for the
+	// Markdown format to show a finding's own log lines; nil when it cannot.
+	Excerpt func(source string, from, to int64) []string
 }
 
 // Summary describes what a report covered.
@@ -69,6 +74,9 @@ type Printer struct {
 	w   io.Writer
 	opt Options
 	st  styles
+	// flagsShown is the configuration whose flags the Markdown format
+	// showed last: each server's flags are shown once.
+	flagsShown *pyrepr.ServerArgs
 }
 
 // NewPrinter returns a printer writing to w.
@@ -525,7 +533,7 @@ func (p *Printer) markdown(w io.Writer, f *diagnose.Finding) {
 	if f.Exception != "" {
 		msg = f.Exception + ": " + msg
 	}
-	fmt.Fprintf(w, "- message: `%s`\n", mdCode(msg))
+	fmt.Fprintf(w, "- message: %s\n", mdSpan(msg))
 	fmt.Fprintf(w, "- at: `%s`", mdCode(location(f)))
 	if f.Count > 1 || len(f.Ranks) > 0 {
 		fmt.Fprintf(w, ", ×%d", f.Count)
@@ -539,6 +547,28 @@ func (p *Printer) markdown(w io.Writer, f *diagnose.Finding) {
 	}
 	if r := f.Record; r != nil && r.Where != nil {
 		fmt.Fprintf(w, "- raised in: `%s`\n", mdCode(Safe(siteText(r.Where))))
+	}
+	if p.opt.Excerpt != nil && f.Line > 0 {
+		if lines := p.opt.Excerpt(f.Source, f.Line, max(f.EndLine, f.Line)); len(lines) > 0 {
+			to := f.Line + int64(len(lines)) - 1
+			fmt.Fprintf(w, "\n<details><summary>The log's lines %s</summary>\n\n", lineRange(f.Line, to))
+			mdBlock(w, "text", lines)
+			fmt.Fprint(w, "\n</details>\n")
+		}
+	}
+	if sa := diagnose.ServerArgs(f.Config); sa != nil && sa != p.flagsShown {
+		if flags := NonDefaultFlags(sa); len(flags) > 0 {
+			p.flagsShown = sa
+			fmt.Fprintf(w, "\n<details><summary>The server's flags that are not sglang's defaults (%d)</summary>\n\n", len(flags))
+			lines := make([]string, len(flags))
+			for i, fl := range flags {
+				lines[i] = "  " + fl + " \\"
+			}
+			lines[0] = strings.TrimPrefix(lines[0], "  ")
+			lines[len(lines)-1] = strings.TrimSuffix(lines[len(lines)-1], " \\")
+			mdBlock(w, "sh", lines)
+			fmt.Fprint(w, "\n</details>\n")
+		}
 	}
 	rem := safeRemedy(For(f))
 	if rem.Cause != "" {
@@ -669,4 +699,115 @@ func (p *Printer) briefLine(w io.Writer, f *diagnose.Finding) {
 	for _, l := range wrapWords(meta, p.opt.Width-len(indent)) {
 		fmt.Fprintf(w, "%s%s\n", indent, p.st.meta.Render(l))
 	}
+}
+
+// NonDefaultFlags writes a server's settings that are not sglang's defaults
+// as launch flags, in the order its ServerArgs line gives them: the
+// configuration to report with an issue. Settings that are no flag, or
+// whose value is not a plain one (a nested config), are left out.
+func NonDefaultFlags(sa *pyrepr.ServerArgs) []string {
+	table, err := patterns.Flags()
+	if sa == nil || err != nil {
+		return nil
+	}
+	model := sa.Fields["model_path"]
+	var out []string
+	for _, name := range sa.Order {
+		fl := table.Lookup(name)
+		v := sa.Fields[name]
+		if fl == nil || fl.Dest != name || sameAsDefault(v, fl.Default) || autoChosen[name] ||
+			name != "model_path" && fl.Default == "" && v == model {
+			// Not a setting: sglang's own choice at start-up (a port,
+			// a seed), or the model path again (the tokenizer's and the
+			// served name's when not given).
+			continue
+		}
+		switch x := v.(type) {
+		case bool:
+			if x && !fl.TakesValue() {
+				out = append(out, fl.Names[0])
+			} else if fl.TakesValue() {
+				out = append(out, fl.Names[0]+" "+pyrepr.FlagText(x))
+			}
+		case nil:
+			// None where the default is a value: no flag sets it.
+		case string, int64, float64:
+			out = append(out, fl.Names[0]+" "+launch.Quote(pyrepr.FlagText(x)))
+		}
+	}
+	return out
+}
+
+// autoChosen are the settings sglang picks at start-up when they are not
+// given, so that their value in ServerArgs says nothing of the command.
+var autoChosen = map[string]bool{"random_seed": true, "nccl_port": true}
+
+// sameAsDefault compares a ServerArgs value with a flag's default, written
+// as JSON ("" for None).
+func sameAsDefault(v any, def string) bool {
+	if def == "" {
+		def = "null"
+	}
+	var d any
+	if json.Unmarshal([]byte(def), &d) != nil {
+		return false
+	}
+	switch x := v.(type) {
+	case int64:
+		f, ok := d.(float64)
+		return ok && f == float64(x)
+	case float64:
+		f, ok := d.(float64)
+		return ok && f == x
+	case string, bool, nil:
+		return d == v
+	}
+	return false
+}
+
+// maxExcerpt bounds the log lines a Markdown finding shows.
+const maxExcerpt = 60
+
+// lineRange writes a range of line numbers.
+func lineRange(from, to int64) string {
+	if from == to {
+		return fmt.Sprint(from)
+	}
+	return fmt.Sprintf("%d–%d", from, to)
+}
+
+// mdBlock writes lines as a fenced code block, the fence longer than any
+// run of backticks in them, each line made safe for a terminal.
+func mdBlock(w io.Writer, lang string, lines []string) {
+	fence := "```"
+	for _, l := range lines {
+		for strings.Contains(l, fence) {
+			fence += "`"
+		}
+	}
+	fmt.Fprintf(w, "%s%s\n", fence, lang)
+	for _, l := range lines {
+		fmt.Fprintln(w, Safe(l))
+	}
+	fmt.Fprintln(w, fence)
+}
+
+// mdSpan writes s as a Markdown code span that shows it unchanged: the
+// delimiter longer than any run of backticks in it, padded when s starts
+// or ends with one.
+func mdSpan(s string) string {
+	run, longest := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	d := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return d + " " + s + " " + d
+	}
+	return d + s + d
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
+	"github.com/tailfix/tailfix/pyrepr"
 )
 
 func TestFormatRanks(t *testing.T) {
@@ -297,6 +298,39 @@ func TestRemedySaysWhatTheChangeAloneBreaks(t *testing.T) {
 		notes := strings.Join(r.Worked, " ")
 		if r.After != "--tp-size 4" || r.Example || tt.note == "" && notes != "" || tt.note != "" && !strings.Contains(notes, tt.note) {
 			t.Errorf("%s: after %q example %v notes %q; want a note %q", tt.name, r.After, r.Example, notes, tt.note)
+		}
+	}
+}
+
+// A server's flags that are not sglang's defaults, as an issue report
+// shows them: switches bare, values quoted when they need it, sglang's own
+// choices (a seed, a port) and the model path repeated left out.
+func TestNonDefaultFlags(t *testing.T) {
+	sa := pyrepr.ParseServerArgs(`ServerArgs(model_path='/m/Qwen3 32B', tokenizer_path='/m/Qwen3 32B', tp_size=4, dp_size=1, ` +
+		`mem_fraction_static=0.88, enable_dp_attention=False, disable_radix_cache=True, random_seed=77, nccl_port=31999, ` +
+		`chunked_prefill_size=None, kv_cache_dtype='auto', attention_backend='fa3', cuda_graph_config=CudaGraphConfig(max_bs=8))`)
+	got := strings.Join(NonDefaultFlags(sa), " ")
+	want := "--model-path '/m/Qwen3 32B' --tp-size 4 --mem-fraction-static 0.88 --disable-radix-cache --attention-backend fa3"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if NonDefaultFlags(nil) != nil {
+		t.Error("flags of no configuration")
+	}
+}
+
+func TestMdSpan(t *testing.T) {
+	tests := map[string]string{
+		"plain":          "`plain`",
+		"a `b` c":        "``a `b` c``",
+		"x ``y`` z":      "```x ``y`` z```",
+		"`starts":        "`` `starts ``",
+		"ends with `":    "`` ends with ` ``",
+		"no backtick at": "`no backtick at`",
+	}
+	for in, want := range tests {
+		if got := mdSpan(in); got != want {
+			t.Errorf("mdSpan(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

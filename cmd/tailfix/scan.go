@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -37,6 +39,10 @@ func (c *scanCmd) Run(e *env) error {
 	var all []*diagnose.Finding
 	for _, r := range reports {
 		all = append(all, r.Findings...)
+	}
+	if e.format == remedies.Markdown {
+		// An issue report shows each finding's own lines.
+		p = remedies.NewPrinter(e.findings(e.stdout), remedies.Options{Format: remedies.Markdown, Excerpt: excerpts(e, all)})
 	}
 	for _, r := range reports {
 		if err := p.Report(r.Findings, summary(r)); err != nil {
@@ -114,3 +120,62 @@ func unwrapPath(err error) error {
 
 // silentError has already been reported; run only sets the exit status.
 type silentError struct{ error }
+
+// excerpts reads, once per file, the lines of each finding's first
+// occurrence (at most maxExcerptLines of each) and returns them by source
+// and line. Standard input cannot be read again and has none.
+func excerpts(e *env, findings []*diagnose.Finding) func(source string, from, to int64) []string {
+	want := map[string][][2]int64{}
+	for _, f := range findings {
+		if f.Source != "-" && f.Line > 0 {
+			want[f.Source] = append(want[f.Source], [2]int64{f.Line, min(max(f.EndLine, f.Line), f.Line+maxExcerptLines-1)})
+		}
+	}
+	got := map[string]map[int64][]string{}
+	for name, spans := range want {
+		lines, err := readSpans(name, spans)
+		if err != nil {
+			e.log.Debug().Err(err).Str("file", name).Msg("no excerpts")
+			continue
+		}
+		got[name] = lines
+	}
+	return func(source string, from, _ int64) []string { return got[source][from] }
+}
+
+// maxExcerptLines bounds the lines shown of one occurrence.
+const maxExcerptLines = 60
+
+// readSpans reads a log once (decompressed as scan reads it) and returns
+// the lines of each span, by its first line.
+func readSpans(name string, spans [][2]int64) (map[int64][]string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	text, err := logtext.Open(f)
+	if err != nil {
+		return nil, err
+	}
+	defer text.Close()
+	last := int64(0)
+	for _, sp := range spans {
+		last = max(last, sp[1])
+	}
+	out := map[int64][]string{}
+	sc := bufio.NewScanner(text)
+	sc.Buffer(nil, 1<<20)
+	for n := int64(1); n <= last && sc.Scan(); n++ {
+		for _, sp := range spans {
+			if sp[0] <= n && n <= sp[1] {
+				line := strings.TrimSuffix(sc.Text(), "\r")
+				if len(line) > 500 {
+					line = line[:500] + "…"
+				}
+				out[sp[0]] = append(out[sp[0]], line)
+			}
+		}
+	}
+	return out, nil
+}
