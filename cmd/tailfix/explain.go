@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/tailfix/tailfix/diagnose"
@@ -11,16 +12,31 @@ import (
 )
 
 type explainCmd struct {
-	What []string `arg:"" name:"ID|TEXT" help:"A pattern id (see 'tailfix patterns list'), or a line or more from a log."`
+	What []string `arg:"" name:"ID|TEXT" help:"A pattern id (see 'tailfix patterns list'), or a line or more from a log; - reads them from stdin (a pasted traceback)."`
 }
 
-// Run shows a record by id, or the findings in the given text.
+// maxExplainText bounds what explain reads from stdin: a pasted excerpt,
+// not a log (scan reads those).
+const maxExplainText = 4 << 20
+
+// Run shows a record by id, or the findings in the given text: each with
+// the text's own line, its values worked into the fix.
 func (c *explainCmd) Run(e *env) error {
 	pack, err := e.pack(patterns.Builtin)
 	if err != nil {
 		return err
 	}
 	text := strings.Join(c.What, " ")
+	if text == "-" {
+		b, err := io.ReadAll(io.LimitReader(e.stdin, maxExplainText+1))
+		if err != nil {
+			return fmt.Errorf("explain: read stdin: %w", err)
+		}
+		if len(b) > maxExplainText {
+			return hintError{fmt.Errorf("explain: more than %d MiB on stdin", maxExplainText>>20), "scan reads whole logs: tailfix scan -"}
+		}
+		text = string(b)
+	}
 	p := e.printer(e.stdout)
 	if r := pack.Lookup(strings.TrimSpace(text)); r != nil {
 		return p.Record(r) // a record by id: no automaton needed
@@ -37,18 +53,10 @@ func (c *explainCmd) Run(e *env) error {
 	if len(r.Findings) == 0 {
 		return unknownID(m.Pack(), strings.TrimSpace(text))
 	}
-	for _, f := range r.Findings {
-		if f.Record != nil {
-			if err := p.Record(f.Record); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := p.Report([]*diagnose.Finding{f}, summary(r)); err != nil {
-			return err
-		}
-	}
-	return nil
+	// The findings as scan shows them: the text's own lines and values,
+	// not the records' patterns (tailfix explain ID shows those).
+	r.Sources = []string{"the text"}
+	return p.Report(r.Findings, summary(r))
 }
 
 // unknownID is the error for text that is neither a record's id nor a

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,12 +30,14 @@ type patternsListCmd struct {
 	HandWritten bool     `name:"hand-written" help:"Only the records written by hand, not those generated from sglang's source."`
 	Tag         []string `name:"tag" placeholder:"TAG" help:"Only records with this tag (mooncake, nccl, pd-disaggregation, install…). Repeatable: a record with any of the tags is listed."`
 	Severity    string   `name:"severity" placeholder:"LEVEL" default:"info" enum:"info,warning,error,fatal" help:"Only records at or above this severity: ${enum}."`
+	Family      []string `name:"family" placeholder:"FAMILY" help:"Only records of this family: the first part of their id (sglang, torch, nccl, vllm…) or the file they are written in (memory, pd-disagg, quantization…). Repeatable: a record of any of them is listed."`
 }
 
 // listFilter is what patterns list shows of a pack.
 type listFilter struct {
 	handWritten bool
 	tags        []string          // any of them; none: any record
+	families    []string          // any of them; none: any record
 	minSeverity patterns.Severity // 0: any
 }
 
@@ -45,6 +49,9 @@ func (f listFilter) keep(r *patterns.Record) bool {
 	if r.Severity < f.minSeverity {
 		return false
 	}
+	if len(f.families) > 0 && !slices.ContainsFunc(f.families, func(fam string) bool { return inFamily(r, fam) }) {
+		return false
+	}
 	if len(f.tags) == 0 {
 		return true
 	}
@@ -54,6 +61,15 @@ func (f listFilter) keep(r *patterns.Record) bool {
 		}
 	}
 	return false
+}
+
+// inFamily reports whether a record is of a family: the first part of
+// its id, or the name of the file it is written in.
+func inFamily(r *patterns.Record, family string) bool {
+	if first, _, _ := strings.Cut(r.ID, "/"); first == family {
+		return true
+	}
+	return r.Gen == nil && strings.TrimSuffix(path.Base(r.Origin), path.Ext(r.Origin)) == family
 }
 
 // filterRecords returns the records f keeps, in their order.
@@ -73,7 +89,7 @@ func (c patternsListCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	f := listFilter{handWritten: c.HandWritten, tags: c.Tag}
+	f := listFilter{handWritten: c.HandWritten, tags: c.Tag, families: c.Family}
 	f.minSeverity, _ = patterns.ParseSeverity(c.Severity) // kong checked the enum
 	recs := filterRecords(pack.Records, f)
 	if e.format == remedies.JSON {

@@ -14,9 +14,9 @@ import (
 
 func TestFilterRecords(t *testing.T) {
 	recs := []*patterns.Record{
-		{ID: "sglang/mooncake-fatal", Severity: patterns.SeverityFatal, Tags: []string{"mooncake", "pd-disaggregation"}},
-		{ID: "sglang/nccl-error", Severity: patterns.SeverityError, Tags: []string{"nccl"}},
-		{ID: "sglang/benign-note", Severity: patterns.SeverityInfo, Tags: []string{"benign"}},
+		{ID: "sglang/mooncake-fatal", Severity: patterns.SeverityFatal, Tags: []string{"mooncake", "pd-disaggregation"}, Origin: "patterns/sglang/pd-disagg.yaml"},
+		{ID: "sglang/nccl-error", Severity: patterns.SeverityError, Tags: []string{"nccl"}, Origin: "patterns/sglang/memory.yaml"},
+		{ID: "sglang/benign-note", Severity: patterns.SeverityInfo, Tags: []string{"benign"}, Origin: "patterns/sglang/memory.yaml"},
 		{ID: "sglang/untagged-warning", Severity: patterns.SeverityWarning},
 		{ID: "sglang-src/generated-error", Severity: patterns.SeverityError, Tags: []string{"nccl"}, Gen: &patterns.Generated{}},
 	}
@@ -33,6 +33,9 @@ func TestFilterRecords(t *testing.T) {
 		{"warning and above", listFilter{minSeverity: patterns.SeverityWarning}, []string{"sglang/mooncake-fatal", "sglang/nccl-error", "sglang/untagged-warning", "sglang-src/generated-error"}},
 		{"fatal only", listFilter{minSeverity: patterns.SeverityFatal}, []string{"sglang/mooncake-fatal"}},
 		{"all three", listFilter{handWritten: true, tags: []string{"nccl", "benign"}, minSeverity: patterns.SeverityError}, []string{"sglang/nccl-error"}},
+		{"a family by id", listFilter{families: []string{"sglang-src"}}, []string{"sglang-src/generated-error"}},
+		{"a family by file", listFilter{families: []string{"memory"}}, []string{"sglang/nccl-error", "sglang/benign-note"}},
+		{"either family", listFilter{families: []string{"pd-disagg", "sglang-src"}}, []string{"sglang/mooncake-fatal", "sglang-src/generated-error"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
