@@ -139,6 +139,11 @@ type pattern struct {
 	// frame is Match.Frame: the pattern is confirmed on a frame line, and
 	// re (when set) then checks the traceback's exception message.
 	frame *regexp.Regexp
+	// needles are the record's required literals whole: every match of
+	// re holds one. The automaton proposes a line on a needle's first
+	// bytes only; a message that holds none is refused without running
+	// the regex, which most proposals of a flood line are.
+	needles [][]byte
 }
 
 // regexp returns the pattern's compiled regex. A generated regex that does
@@ -188,6 +193,9 @@ func (p *pattern) confirm(msg []byte) bool {
 	}
 	if p.lit != nil {
 		return bytes.Contains(msg, p.lit)
+	}
+	if p.needles != nil && !slices.ContainsFunc(p.needles, func(n []byte) bool { return bytes.Contains(msg, n) }) {
+		return false
 	}
 	re := p.regexp()
 	if re == nil {
@@ -356,6 +364,12 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 			var err error
 			if ns, err = rec.Needles(); err != nil {
 				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
+			}
+		}
+		if p.lit == nil && rec.Match.Frame == "" && slices.ContainsFunc(ns, func(n string) bool { return len(n) > limit }) {
+			p.needles = make([][]byte, len(ns))
+			for k, n := range ns {
+				p.needles[k] = []byte(n)
 			}
 		}
 		for _, n := range ns {
