@@ -40,8 +40,17 @@ func main() {
 	// A write to a closed pipe returns EPIPE instead of killing tailfix,
 	// so that `tailfix scan … | head` exits cleanly.
 	signal.Ignore(syscall.SIGPIPE)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// tailfix runs beside the servers it reads, for days in follow:
+		// the garbage of a flood of error lines is collected before the
+		// heap doubles, for some more CPU.
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
+
+// memoryLimit is the soft limit of the Go heap unless GOMEMLIMIT sets one.
+const memoryLimit = 128 << 20
 
 // Exit statuses.
 const (
