@@ -485,4 +485,11 @@ func tsv(s string) string {
 	return tsvEscaper.Replace(s)
 }
 
+// EscapeTSV escapes a field of the generated tables (backslash, tab and
+// line breaks); UnescapeTSV undoes it.
+func EscapeTSV(s string) string { return tsv(s) }
+
+// UnescapeTSV undoes EscapeTSV.
+func UnescapeTSV(s string) string { return untsv(s) }
+
 var tsvEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)

@@ -126,7 +126,7 @@ func readHistory(path string) ([]patterns.Message, string, error) {
 			return nil, "", fmt.Errorf("%s:%d: %d fields, want 13", path, n+1, len(f))
 		}
 		for i := range f {
-			f[i] = untsv(f[i])
+			f[i] = patterns.UnescapeTSV(f[i])
 		}
 		lineNo, _ := strconv.Atoi(f[9])
 		nsites, _ := strconv.Atoi(f[12])
@@ -169,38 +169,6 @@ func deref(s *string) string {
 	return *s
 }
 
-// untsv undoes tsv.
-func untsv(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch s[i] {
-		case 't':
-			b.WriteByte('\t')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String()
-}
-
-// tsv escapes a field: backslash, tab and line breaks.
-func tsv(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
-}
-
 func writeFlags(path string, args []serverArg, release string) error {
 	var b strings.Builder
 	if release != "" {
@@ -227,7 +195,7 @@ func writeFlags(path string, args []serverArg, release string) error {
 			if i > 0 {
 				b.WriteByte('\t')
 			}
-			b.WriteString(tsv(f))
+			b.WriteString(patterns.EscapeTSV(f))
 		}
 		b.WriteByte('\n')
 	}

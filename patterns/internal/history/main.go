@@ -271,9 +271,9 @@ func writeFlags(out string, rels []release, flags map[string]*flagFact) error {
 		if f.switched && f.choice == "" {
 			kind = "switch"
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s", tsv(f.name), tsv(f.choice), rels[f.first].label, last, kind)
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s", patterns.EscapeTSV(f.name), patterns.EscapeTSV(f.choice), rels[f.first].label, last, kind)
 		if last != "" && f.choice == "" && f.replacedBy != "" {
-			fmt.Fprintf(&b, "\t%s", tsv(f.replacedBy))
+			fmt.Fprintf(&b, "\t%s", patterns.EscapeTSV(f.replacedBy))
 		}
 		b.WriteByte('\n')
 	}
@@ -282,53 +282,28 @@ func writeFlags(out string, rels []release, flags map[string]*flagFact) error {
 
 // key is what merges sites into one message: a generated record stands for
 // a first message line.
-func key(kind, class, template string) string { return kind + "\x00" + class + "\x00" + template }
+func key(kind, class, template string) string { return patterns.MessageKey(kind, class, template) }
 
-// note adds a site of release i.
+// note adds a site of release i, as patterns.Messages reads one tree.
 func note(facts map[string]*fact, s patterns.RaiseSite, file string, i int) {
-	if s.Regex == "" || s.Message == "" {
+	m, ok := patterns.MessageOf(s, "python/sglang/"+file)
+	if !ok {
 		return
 	}
-	tmpl := firstLine(s.Message)
-	re := firstLineRegex(s.Regex)
-	if tmpl == "" || re == "" {
-		return
-	}
-	kind := s.Kind
-	if kind == "logger.exception" {
-		kind = "logger.error"
-	}
-	k := key(kind, s.Class, tmpl)
+	k := patterns.MessageKey(m.Kind, m.Class, m.Template)
 	f := facts[k]
 	if f == nil {
-		f = &fact{kind: kind, class: s.Class, regex: re, template: tmpl, first: i}
+		f = &fact{kind: m.Kind, class: m.Class, regex: m.Regex, template: m.Template, first: i}
 		facts[k] = f
 	}
-	file = "python/sglang/" + file
 	if f.last != i || f.sites == 0 {
 		f.sites = 0 // a new release: its sites are counted afresh
 	}
 	f.last = i
 	f.sites++
-	if f.sites == 1 || patterns.DiffusionFile(f.file) && !patterns.DiffusionFile(file) {
-		f.file, f.line, f.function = file, s.Line, s.Function
-		f.guard = s.Guard
-		if s.Kind == "assert" && s.Condition != "" {
-			f.guard = "not (" + s.Condition + ")"
-		}
+	if f.sites == 1 || patterns.DiffusionFile(f.file) && !patterns.DiffusionFile(m.File) {
+		f.file, f.line, f.function, f.guard = m.File, m.Line, m.Function, m.Guard
 	}
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return strings.TrimSpace(s)
-}
-
-func firstLineRegex(re string) string {
-	if i := strings.Index(re, `\n`); i >= 0 {
-		re = re[:i]
-	}
-	return strings.TrimSpace(re)
 }
 
 // releases finds the release points, oldest first, up to until.
@@ -512,15 +487,11 @@ func write(out string, rels []release, list []*fact, removedBy map[string]string
 			if i > 0 {
 				b.WriteByte('\t')
 			}
-			b.WriteString(tsv(x))
+			b.WriteString(patterns.EscapeTSV(x))
 		}
 		b.WriteByte('\n')
 	}
 	return os.WriteFile(out, b.Bytes(), 0o644)
-}
-
-func tsv(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 // gitRepo runs git on a repository.
