@@ -303,6 +303,54 @@ func (n *needleSet) add(needle string, limit int, owner int32) {
 	}
 }
 
+// pendingNeedle is a record's required literal before the automaton
+// takes a window of it.
+type pendingNeedle struct {
+	text  string
+	limit int
+	owner int32
+}
+
+// rareWindows cuts each generated needle longer than its limit to the
+// window of that length the fewest other needles share: "Failed to get
+// prefill parallel info" is proposed on "prefill para", not on "Failed to
+// ge", which the start of many other messages, and of many lines no record
+// explains, share. Any window of a required literal is as safe as its
+// prefix.
+func rareWindows(pend []pendingNeedle) []pendingNeedle {
+	counts := map[uint64]int32{}
+	for _, p := range pend {
+		for k := 0; len(p.text) > p.limit && k+p.limit <= len(p.text); k++ {
+			counts[windowHash(p.text[k:k+p.limit])]++
+		}
+	}
+	out := make([]pendingNeedle, len(pend))
+	for i, p := range pend {
+		out[i] = p
+		if len(p.text) <= p.limit {
+			continue
+		}
+		best, fewest := 0, counts[windowHash(p.text[:p.limit])]
+		for k := 1; k+p.limit <= len(p.text); k++ {
+			if c := counts[windowHash(p.text[k:k+p.limit])]; c < fewest {
+				best, fewest = k, c
+			}
+		}
+		out[i].text = p.text[best : best+p.limit]
+	}
+	return out
+}
+
+// windowHash is FNV-1a of a needle's window.
+func windowHash(w string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(w); i++ {
+		h ^= uint64(w[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
 func (n *needleSet) build() (*ahocorasick.Automaton, error) {
 	if len(n.needles) == 0 {
 		return nil, nil
@@ -322,6 +370,7 @@ func (n *needleSet) build() (*ahocorasick.Automaton, error) {
 func Compile(pack *patterns.Pack) (*Matcher, error) {
 	m := &Matcher{pack: pack, pats: make([]pattern, len(pack.Records))}
 	var main needleSet
+	var pend []pendingNeedle
 	for _, mk := range markers {
 		main.add(mk.text, maxNeedle, int32(mk.kind))
 	}
@@ -373,8 +422,18 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 			}
 		}
 		for _, n := range ns {
-			main.add(n, limit, int32(i))
+			if rec.Gen == nil {
+				// A hand-written record's needle stays the start of its
+				// literal: the shorter the stretch of a raw line a needle
+				// spans, the less an escape or a colour code can break it.
+				main.add(n, limit, int32(i))
+				continue
+			}
+			pend = append(pend, pendingNeedle{n, limit, int32(i)})
 		}
+	}
+	for _, n := range rareWindows(pend) {
+		main.add(n.text, n.limit, n.owner)
 	}
 	ac, err := main.build()
 	if err != nil {
