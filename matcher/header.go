@@ -489,8 +489,10 @@ func contentStart(b []byte) int {
 			take(i)
 		}
 	}
-	if i := bytes.Index(w, []byte(" usage: ")); i >= 0 && usageRE.Match(b[i+1:]) {
-		take(i + 1)
+	// argparse's usage after a header that ends in a space or a tab (a
+	// Loki export's labels).
+	if i := bytes.Index(w, []byte("usage: ")); i > 0 && isBlankByte(w[i-1]) && usageRE.Match(b[i:]) {
+		take(i)
 	}
 	if best < 0 {
 		take(recordStart(b))

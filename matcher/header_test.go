@@ -439,3 +439,21 @@ func TestRepeatedLabelIsLearnt(t *testing.T) {
 		}
 	}
 }
+
+// argparse's usage starts a line's content after a header that ends in a
+// space or in a tab (a Loki export's labels), and nowhere inside a word.
+func TestUsageStartsContent(t *testing.T) {
+	tests := []struct {
+		line string
+		want int
+	}{
+		{"2025-09-09T17:04:01.000Z\t{app=\"sglang\"}\tusage: launch_server.py [-h] --model-path MODEL_PATH", 40},
+		{"sglang-1  | usage: launch_server.py [-h] --model-path MODEL_PATH", 12},
+		{"token usage: 0.08, #running-req: 31", -1},
+	}
+	for _, tt := range tests {
+		if got := contentStart([]byte(tt.line)); got != tt.want {
+			t.Errorf("contentStart(%q) = %d, want %d", tt.line, got, tt.want)
+		}
+	}
+}
