@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/tailfix/tailfix/diagnose"
 )
@@ -111,18 +108,4 @@ func copyAndMatch(e *env, in *diagnose.Source, mu *sync.Mutex, stopped *bool) er
 			return fmt.Errorf("read stdin after %d bytes: %w", read, rerr)
 		}
 	}
-}
-
-// growPipe asks for a 1 MiB buffer on a pipe, so that a fast producer is
-// read in large blocks rather than 64 KiB ones. Anything else is left as
-// it is.
-func growPipe(v any) {
-	f, ok := v.(*os.File)
-	if !ok {
-		return
-	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		return
-	}
-	unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, 1<<20) // best effort: the limit may be lower
 }

@@ -72,8 +72,9 @@ func (c *runCmd) Run(e *env) error {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, outW, errW
 	// Its own process group, so that a terminal's Ctrl-C reaches tailfix
-	// alone and is forwarded once; and it goes down if tailfix is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// alone and is forwarded once; and, where the system can, it goes down
+	// if tailfix is killed.
+	cmd.SysProcAttr = childAttr()
 	if err := cmd.Start(); err != nil {
 		outR.Close()
 		errR.Close()
