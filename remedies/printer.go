@@ -557,7 +557,7 @@ func (p *Printer) markdown(w io.Writer, f *diagnose.Finding) {
 		}
 	}
 	if sa := diagnose.ServerArgs(f.Config); sa != nil && sa != p.flagsShown {
-		if flags := NonDefaultFlags(sa); len(flags) > 0 {
+		if flags := nonDefaultFlags(sa); len(flags) > 0 {
 			p.flagsShown = sa
 			fmt.Fprintf(w, "\n<details><summary>The server's flags that are not sglang's defaults (%d)</summary>\n\n", len(flags))
 			lines := make([]string, len(flags))
@@ -701,11 +701,11 @@ func (p *Printer) briefLine(w io.Writer, f *diagnose.Finding) {
 	}
 }
 
-// NonDefaultFlags writes a server's settings that are not sglang's defaults
+// nonDefaultFlags writes a server's settings that are not sglang's defaults
 // as launch flags, in the order its ServerArgs line gives them: the
 // configuration to report with an issue. Settings that are no flag, or
 // whose value is not a plain one (a nested config), are left out.
-func NonDefaultFlags(sa *pyrepr.ServerArgs) []string {
+func nonDefaultFlags(sa *pyrepr.ServerArgs) []string {
 	table, err := patterns.Flags()
 	if sa == nil || err != nil {
 		return nil

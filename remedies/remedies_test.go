@@ -309,12 +309,12 @@ func TestNonDefaultFlags(t *testing.T) {
 	sa := pyrepr.ParseServerArgs(`ServerArgs(model_path='/m/Qwen3 32B', tokenizer_path='/m/Qwen3 32B', tp_size=4, dp_size=1, ` +
 		`mem_fraction_static=0.88, enable_dp_attention=False, disable_radix_cache=True, random_seed=77, nccl_port=31999, ` +
 		`chunked_prefill_size=None, kv_cache_dtype='auto', attention_backend='fa3', cuda_graph_config=CudaGraphConfig(max_bs=8))`)
-	got := strings.Join(NonDefaultFlags(sa), " ")
+	got := strings.Join(nonDefaultFlags(sa), " ")
 	want := "--model-path '/m/Qwen3 32B' --tp-size 4 --mem-fraction-static 0.88 --disable-radix-cache --attention-backend fa3"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if NonDefaultFlags(nil) != nil {
+	if nonDefaultFlags(nil) != nil {
 		t.Error("flags of no configuration")
 	}
 }

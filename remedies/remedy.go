@@ -259,11 +259,15 @@ func lackedFlags(cmdline string, table *patterns.FlagTable) []string {
 	if table == nil {
 		return nil
 	}
+	newest, err := patterns.Flags()
+	if err != nil {
+		return nil
+	}
 	var notes []string
-	for _, w := range strings.Fields(cmdline) {
+	for _, w := range launch.FixArgs(cmdline, newest) {
 		name, _, _ := strings.Cut(w, "=")
 		if !strings.HasPrefix(name, "--") {
-			continue
+			continue // a flag's value
 		}
 		span, lacks := table.Lacks(name)
 		if !lacks {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -144,22 +143,4 @@ func sourceName(s string) string {
 		return "stdin"
 	}
 	return s
-}
-
-// counter counts what a function is called with, for the files followed.
-type counter struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (c *counter) add() {
-	c.mu.Lock()
-	c.n++
-	c.mu.Unlock()
-}
-
-func (c *counter) get() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"io"
 	"net/http"
 	"net/url"
@@ -132,7 +133,7 @@ func (n *notifier) command(finding []byte) error {
 		return fmt.Errorf("stopped after %s", n.f.NotifyTimeout)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s", err, strings.TrimSpace(truncateText(out.String(), 200)))
+		return fmt.Errorf("%w: %s", err, remedies.Safe(ansi.Truncate(strings.TrimSpace(out.String()), 200, "…")))
 	}
 	return nil
 }
@@ -181,16 +182,3 @@ func webhookBody(f *diagnose.Finding, format string, now time.Time) ([]byte, err
 	}
 	return nil, errors.New("unknown webhook format " + format)
 }
-
-// truncateText cuts s to at most n bytes at a rune boundary.
-func truncateText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

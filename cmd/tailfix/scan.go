@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"io"
 	"os"
 	"strings"
@@ -159,21 +160,25 @@ func readSpans(name string, spans [][2]int64) (map[int64][]string, error) {
 		return nil, err
 	}
 	defer text.Close()
+	of := map[int64][]int64{} // a line → the first lines of the spans that hold it
 	last := int64(0)
 	for _, sp := range spans {
+		for n := sp[0]; n <= sp[1]; n++ {
+			of[n] = append(of[n], sp[0])
+		}
 		last = max(last, sp[1])
 	}
 	out := map[int64][]string{}
-	sc := bufio.NewScanner(text)
-	sc.Buffer(nil, 1<<20)
-	for n := int64(1); n <= last && sc.Scan(); n++ {
-		for _, sp := range spans {
-			if sp[0] <= n && n <= sp[1] {
-				line := strings.TrimSuffix(sc.Text(), "\r")
-				if len(line) > 500 {
-					line = line[:500] + "…"
-				}
-				out[sp[0]] = append(out[sp[0]], line)
+	r := bufio.NewReader(text)
+	for n := int64(1); n <= last; n++ {
+		line, err := r.ReadString('\n')
+		if line == "" && err != nil {
+			break
+		}
+		if starts := of[n]; len(starts) > 0 {
+			line = ansi.Truncate(strings.TrimRight(line, "\r\n"), 500, "…")
+			for _, st := range starts {
+				out[st] = append(out[st], line)
 			}
 		}
 	}
