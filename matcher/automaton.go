@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -117,10 +116,10 @@ type pattern struct {
 	lit []byte // Match.Message, or nil
 	// re is Match.Regex, compiled when first needed: the generated pack has
 	// thousands, and most are never proposed.
-	re   *regexp.Regexp
-	alts []*regexp.Regexp // the branches of re when it is an alternation
-	once sync.Once
-	gen  bool // generated from sglang's source, not written by hand
+	re     *regexp.Regexp
+	decide []decider // what decides a match of re faster, or nil (see deciders)
+	once   sync.Once
+	gen    bool // generated from sglang's source, not written by hand
 	// diffusion is set for a generated record of sglang's diffusion
 	// runtime: of two generated records that say the same of a line, the
 	// server's is the one to name (see patterns.DiffusionFile).
@@ -154,36 +153,10 @@ func (p *pattern) regexp() *regexp.Regexp {
 			p.re, _ = regexp.Compile(p.rec.Match.Regex)
 		}
 		if p.re != nil {
-			p.alts = branches(p.rec.Match.Regex)
+			p.decide = deciders(p.rec.Match.Regex)
 		}
 	})
 	return p.re
-}
-
-// branches compiles each branch of a regex that is an alternation at its
-// top ("A|B|C") as a regex of its own, or returns nil. Go's regexp skips
-// ahead to a literal prefix, but an alternation has none, so the whole
-// regex is tried at every position of a line; each branch alone starts
-// with its literal and is found at once. A line matches the regex when it
-// matches one of its branches.
-func branches(expr string) []*regexp.Regexp {
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	re = re.Simplify()
-	if re.Op != syntax.OpAlternate || len(re.Sub) > 32 {
-		return nil
-	}
-	out := make([]*regexp.Regexp, 0, len(re.Sub))
-	for _, sub := range re.Sub {
-		b, err := regexp.Compile(sub.String())
-		if err != nil {
-			return nil
-		}
-		out = append(out, b)
-	}
-	return out
 }
 
 // confirm reports whether the pattern matches a normalized message.
@@ -201,13 +174,8 @@ func (p *pattern) confirm(msg []byte) bool {
 	if re == nil {
 		return false
 	}
-	if p.alts != nil {
-		for _, b := range p.alts {
-			if b.Match(msg) {
-				return true
-			}
-		}
-		return false
+	if p.decide != nil {
+		return slices.ContainsFunc(p.decide, func(d decider) bool { return d.match(msg) })
 	}
 	return re.Match(msg)
 }

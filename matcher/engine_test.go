@@ -360,36 +360,6 @@ func TestLoadCaptures(t *testing.T) {
 	}
 }
 
-// A regex confirmed branch by branch says what the whole regex says, on
-// every test line of every record of the built-in pack whose regex is an
-// alternation, and on each other record's lines too.
-func TestBranchesAgreeWithTheRegex(t *testing.T) {
-	m := builtinMatcher(t)
-	var lines []string
-	var withAlts []*pattern
-	for i := range m.pats {
-		p := &m.pats[i]
-		if p.gen || p.rec.Match.Regex == "" || p.lit != nil || p.frame != nil {
-			continue
-		}
-		lines = append(append(lines, p.rec.Tests.Match...), p.rec.Tests.NoMatch...)
-		if p.regexp(); p.alts != nil {
-			withAlts = append(withAlts, p)
-		}
-	}
-	if len(withAlts) < 50 {
-		t.Fatalf("only %d hand-written regexes are alternations", len(withAlts))
-	}
-	for _, p := range withAlts {
-		for _, l := range lines {
-			msg := Normalize(nil, []byte(l))
-			if got, want := p.confirm(msg), p.re.Match(msg); got != want {
-				t.Errorf("%s on %q: branches say %v, the regex %v", p.rec.ID, l, got, want)
-			}
-		}
-	}
-}
-
 // An open event whose stream says nothing more is ended after a budget of
 // other lines, not at the end of the input, so later lines go back to the
 // fast path; a traceback waiting for its frames waits longer, as ranks'
