@@ -106,9 +106,42 @@ func startsAtLevel(block []byte) bool {
 // and its message ("KeyError: 'x'", "KeyboardInterrupt").
 var excLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::(?: (.*))?)?$`)
 
-// bareExcRE recognises an exception line seen outside a traceback, where
-// the class name must look like one: it ends in Error or Exception.
-var bareExcRE = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z0-9_]*(?:Error|Exception): \S`)
+// bareExc recognises an exception line seen outside a traceback, where the
+// class name must look like one: it ends in Error or Exception ("KeyError:
+// 'x'", "torch.OutOfMemoryError: CUDA out of memory"). It says what
+// ^(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception): \S says, without a regex:
+// the class is the run of word bytes and dots the line starts with, and
+// each of its parts but the last starts with a letter or underscore.
+func bareExc(msg []byte) bool {
+	k := 0
+	for k < len(msg) && (wordByte(msg[k]) || msg[k] == '.') {
+		k++
+	}
+	if k+2 >= len(msg) || msg[k] != ':' || msg[k+1] != ' ' || isSpace(msg[k+2]) {
+		return false
+	}
+	class := msg[:k]
+	if !bytes.HasSuffix(class, []byte("Error")) && !bytes.HasSuffix(class, []byte("Exception")) {
+		return false
+	}
+	parts := bytes.Split(class, []byte("."))
+	for _, p := range parts[:len(parts)-1] {
+		if len(p) == 0 || p[0] >= '0' && p[0] <= '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// wordByte reports whether c is an ASCII letter, digit or underscore.
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// isSpace reports whether c is a byte \s matches.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
 
 // pattern is a record compiled for confirmation.
 type pattern struct {

@@ -894,11 +894,11 @@ func bareException(msg []byte) bool {
 	if bytes.HasPrefix(msg, []byte("Error:")) {
 		return false // a message's own "Error: …", not a class
 	}
-	if bareExcRE.Match(msg) {
+	if bareExc(msg) {
 		return true
 	}
 	t := bytes.TrimRight(msg, " ")
-	return bytes.HasSuffix(t, []byte(":")) && bareExcRE.Match(append(t[:len(t):len(t)], ' ', 'x'))
+	return bytes.HasSuffix(t, []byte(":")) && bareExc(append(t[:len(t):len(t)], ' ', 'x'))
 }
 
 // trimQuote drops the Markdown that wraps a line pasted into an issue:
@@ -1037,14 +1037,14 @@ func (e *Engine) addExc(ev *event, msg []byte) {
 	x := exc{line: e.line, msg: keep(msg), group: ev.group}
 	if sub := excLineRE.FindSubmatch(bytes.TrimRight(msg, " ")); sub != nil {
 		x.class, x.msg = keep(sub[1]), keep(sub[2])
-	} else if i := bytes.Index(msg, []byte(": ")); i > 0 && bareExcRE.Match(msg) {
+	} else if i := bytes.Index(msg, []byte(": ")); i > 0 && bareExc(msg) {
 		x.class, x.msg = keep(msg[:i]), keep(msg[i+2:])
 	}
 	// A class that only carries another exception, and does not call
 	// itself an error ("jax…JaxStackTraceBeforeTransformation: TypeError:
 	// …"), names the one it carries first in its message: that one is the
 	// error.
-	if x.class != "" && !errorClass([]byte(x.class)) && bareExcRE.MatchString(x.msg) {
+	if x.class != "" && !errorClass([]byte(x.class)) && bareExc([]byte(x.msg)) {
 		if i := strings.Index(x.msg, ": "); i > 0 {
 			x.class, x.msg = x.msg[:i], x.msg[i+2:]
 		}
