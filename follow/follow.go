@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/tailfix/tailfix/internal/regular"
@@ -33,8 +34,9 @@ func Follow(ctx context.Context, patterns []string, opts Options, out func(Chunk
 }
 
 // Follower follows the files named by a set of patterns. A pattern is a
-// file path (which need not exist yet), a glob, or a directory (its
-// files).
+// file path (which need not exist yet), a glob (** reaches any depth:
+// /var/log/pods/**/sglang*/*.log), or a directory (the files in it and
+// in its directories).
 //
 // It keeps reading through rotation: a file renamed away or deleted is
 // drained while it still receives data; a truncated file is read again from
@@ -59,6 +61,7 @@ type Follower struct {
 	// asks for every directory to be listed anyway.
 	listed map[string]time.Time
 	relist bool
+	lists  map[string]listing // what each directory held when last read
 	// list is the followed files in the order they were found; each poll
 	// checks the busy ones and the next share of the rest from cursor on.
 	list   []*file
@@ -100,12 +103,13 @@ func New(patterns []string, opts Options) (*Follower, error) {
 		opts.Notice = func(string, string) {}
 	}
 	for _, p := range patterns {
-		if _, err := filepath.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("pattern %q: %w", p, err)
+		if !doublestar.ValidatePathPattern(p) {
+			return nil, fmt.Errorf("pattern %q: %w", p, filepath.ErrBadPattern)
 		}
 	}
 	f := &Follower{opts: opts, ctx: context.Background(), patterns: patterns, files: map[string]*file{},
-		buf: make([]byte, readSize), dirs: map[string]bool{}, dirPatterns: map[string]bool{}, listed: map[string]time.Time{}}
+		buf: make([]byte, readSize), dirs: map[string]bool{}, dirPatterns: map[string]bool{}, listed: map[string]time.Time{},
+		lists: map[string]listing{}}
 	for _, p := range patterns {
 		if strings.HasSuffix(p, "/") {
 			f.dirPatterns[p] = true
@@ -289,38 +293,35 @@ func (f *Follower) watch(dir string) {
 func (f *Follower) match(start bool) {
 	for _, p := range f.patterns {
 		var paths []string
+		add := func(path string) { paths = append(paths, path) }
 		switch st, err := os.Stat(p); {
 		case err == nil && st.IsDir():
 			f.dirPatterns[p] = true
-			f.watch(p)
-			if !start && !f.changed(p, st) {
-				continue
-			}
-			entries, _ := os.ReadDir(p)
-			for _, e := range entries {
-				if e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0 {
-					paths = append(paths, filepath.Join(p, e.Name()))
-				}
-			}
+			f.walk(p, maxDepth, add)
 			if start && len(paths) == 0 {
 				f.opts.Notice(p, fmt.Sprintf("no file in %s yet; waiting", p))
 			}
 		case hasMeta(p):
-			dir := filepath.Dir(p)
-			f.watch(dir)
-			if !start && !hasMeta(dir) {
-				if st, err := os.Stat(dir); err == nil && !f.changed(dir, st) {
-					continue
-				}
+			base, rest := doublestar.SplitPattern(filepath.ToSlash(p))
+			depth := strings.Count(rest, "/")
+			if strings.Contains(rest, "**") {
+				depth = maxDepth
 			}
-			paths, _ = filepath.Glob(p)
+			base = filepath.FromSlash(base)
+			if !f.walk(base, depth, func(path string) {
+				if ok, _ := doublestar.PathMatch(p, path); ok {
+					add(path)
+				}
+			}) {
+				f.watch(filepath.Dir(base)) // wait for it to appear
+			}
 			if start && len(paths) == 0 {
 				f.opts.Notice(p, fmt.Sprintf("no file matches %s yet; waiting", p))
 			}
 		case f.dirPatterns[p]:
 			// A followed directory that is gone: wait for it to come
 			// back, and watch it anew then. Its files say they are gone.
-			delete(f.dirs, p)
+			f.forget(p)
 			f.watch(filepath.Dir(p))
 			if start {
 				f.opts.Notice(p, fmt.Sprintf("waiting for %s to appear", p))
@@ -348,16 +349,78 @@ func (f *Follower) match(start bool) {
 	}
 }
 
+// maxDepth bounds how deep a directory or a ** glob is followed below
+// where it starts.
+const maxDepth = 32
+
+// listing is what a directory held when it was last read: its files
+// (regular, or links, which kubelet's /var/log/containers are) and its
+// directories.
+type listing struct{ files, dirs []string }
+
+// walk calls fn for each file in dir and in its directories down to depth
+// levels below it (a glob's "*/*.log" looks one level down), watching
+// each directory it enters. A directory whose time says it holds the same
+// names as when it was last read is not read again. It returns false when
+// dir is not a directory.
+func (f *Follower) walk(dir string, depth int, fn func(path string)) bool {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		if _, ok := f.lists[dir]; ok {
+			f.forget(dir)
+		}
+		return false
+	}
+	f.watch(dir)
+	l, ok := f.lists[dir]
+	if f.changed(dir, st) || !ok {
+		entries, _ := os.ReadDir(dir)
+		l = listing{}
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			switch t := e.Type(); {
+			case t.IsDir():
+				l.dirs = append(l.dirs, path)
+			case t.IsRegular(), t&fs.ModeSymlink != 0:
+				l.files = append(l.files, path)
+			}
+		}
+		f.lists[dir] = l
+	}
+	for _, path := range l.files {
+		fn(path)
+	}
+	if depth > 0 {
+		for _, d := range l.dirs {
+			f.walk(d, depth-1, fn)
+		}
+	}
+	return true
+}
+
+// forget drops what is known of a directory that is gone and of those
+// below it, so that each is watched and read anew when it comes back.
+func (f *Follower) forget(dir string) {
+	for d := range f.lists {
+		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
+			delete(f.lists, d)
+			delete(f.listed, d)
+			delete(f.dirs, d)
+		}
+	}
+	delete(f.dirs, dir)
+}
+
 func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 
 // matches reports whether a path newly seen in a directory is one the
 // patterns name.
 func (f *Follower) matches(path string) bool {
 	for _, p := range f.patterns {
-		if p == path || filepath.Dir(path) == filepath.Clean(p) {
+		if p == path || strings.HasPrefix(path, filepath.Clean(p)+string(filepath.Separator)) {
 			return true
 		}
-		if ok, _ := filepath.Match(p, path); ok {
+		if ok, _ := doublestar.PathMatch(p, path); ok {
 			return true
 		}
 	}
@@ -369,7 +432,14 @@ func (f *Follower) event(ev fsnotify.Event) {
 		f.check(fl)
 		return
 	}
-	if ev.Has(fsnotify.Create) && f.matches(ev.Name) {
+	if !ev.Has(fsnotify.Create) {
+		return
+	}
+	if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
+		f.match(false) // a new directory a directory or a glob may reach into
+		return
+	}
+	if f.matches(ev.Name) {
 		f.match(false)
 		if fl, ok := f.files[ev.Name]; ok {
 			f.check(fl)

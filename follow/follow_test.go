@@ -180,6 +180,61 @@ func TestFollowPatterns(t *testing.T) {
 	}
 }
 
+// A directory is followed at any depth, a glob as deep as its pattern
+// reaches, ** at any depth; directories made after the start (a pod's, then
+// its container's) are found, with file events and by polling alone.
+func TestFollowRecursivePatterns(t *testing.T) {
+	for _, polling := range []bool{false, true} {
+		t.Run(fmt.Sprintf("polling=%v", polling), func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			dir := t.TempDir()
+			tree := filepath.Join(dir, "tree")
+			pods := filepath.Join(dir, "pods")
+			flat := filepath.Join(dir, "flat")
+			for _, d := range []string{tree, pods, filepath.Join(flat, "sub")} {
+				os.MkdirAll(d, 0o755)
+			}
+			c := newChunkLog()
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			patterns := []string{tree, filepath.Join(pods, "**", "sglang*", "*.log"), filepath.Join(flat, "*.log")}
+			go func() {
+				done <- Follow(ctx, patterns, Options{Poll: 20 * time.Millisecond, Polling: polling, Warn: c.warn}, c.out)
+			}()
+			time.Sleep(50 * time.Millisecond)
+			deep := filepath.Join(tree, "a", "b", "c.log")
+			os.MkdirAll(filepath.Dir(deep), 0o755)
+			os.WriteFile(deep, []byte("deep\n"), 0o644)
+			pod := filepath.Join(pods, "ns_pod-7_uid", "sglang-server", "0.log")
+			os.MkdirAll(filepath.Dir(pod), 0o755)
+			os.WriteFile(pod, []byte("pod\n"), 0o644)
+			side := filepath.Join(pods, "ns_pod-7_uid", "sidecar", "0.log")
+			os.MkdirAll(filepath.Dir(side), 0o755)
+			os.WriteFile(side, []byte("sidecar\n"), 0o644)
+			below := filepath.Join(flat, "sub", "x.log")
+			os.WriteFile(below, []byte("below\n"), 0o644)
+			top := filepath.Join(flat, "y.log")
+			os.WriteFile(top, []byte("top\n"), 0o644)
+			eventually(t, "the deep file, the pod's log and the flat glob's", func() bool {
+				return c.text(deep) == "deep\n" && c.text(pod) == "pod\n" && c.text(top) == "top\n"
+			})
+			appendFile(t, deep, "more\n")
+			eventually(t, "more of the deep file", func() bool { return c.text(deep) == "deep\nmore\n" })
+			cancel()
+			<-done
+			if s := c.text(side); s != "" {
+				t.Errorf("followed a container the glob does not name: %q", s)
+			}
+			if s := c.text(below); s != "" {
+				t.Errorf("a one-level glob followed a file below it: %q", s)
+			}
+		})
+	}
+	if err := Follow(context.Background(), []string{"a/**/[x"}, Options{}, func(Chunk) {}); !errors.Is(err, filepath.ErrBadPattern) {
+		t.Errorf("bad ** pattern: %v", err)
+	}
+}
+
 func appendFile(t *testing.T, path, text string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)

@@ -11,7 +11,7 @@ import (
 )
 
 type followCmd struct {
-	Paths       []string      `arg:"" name:"PATH" help:"Log files, globs or directories to follow. Quote globs ('logs/*.log') so that files created later match too."`
+	Paths       []string      `arg:"" name:"PATH" help:"Log files, globs or directories to follow. Quote globs ('logs/*.log') so that files created later match too; ** reaches any depth ('/var/log/pods/**/sglang*/*.log'). A directory is followed with the directories in it."`
 	FromStart   bool          `name:"from-start" help:"Read what the files already hold, not only what is written from now on."`
 	Poll        time.Duration `default:"250ms" help:"Check every file this often even without a file event; the only way to notice change when inotify is not available."`
 	NotifyFlags `embed:""`
