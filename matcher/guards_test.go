@@ -240,6 +240,12 @@ func TestStampedLevels(t *testing.T) {
 		{"2026-04-05 16:50:30,214 [INFO] sglang.srt.managers.scheduler: load done", LevelInfo, "sglang.srt.managers.scheduler: load done"},
 		{"2025-04-07T19:13:52.123Z ERROR smg::routers::http::pd_router: src/routers/pd.rs:172: boom", LevelError, "smg::routers::http::pd_router: src/routers/pd.rs:172: boom"},
 		{"2026-04-05 16:50:30,214 - a name with spaces - ERROR - x", LevelNone, ""},
+		// A C library's colon-separated header ending in its level.
+		{"libfabric:20117:1732963841::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider shm output empty list", LevelWarning, "fi_getinfo: provider shm output empty list"},
+		{"libfabric:20117:1732963841::efa:ep_ctrl:efa_rdm_ep_open():601<error> cannot open endpoint", LevelError, "cannot open endpoint"},
+		{"libfabric:20117:1732963841::core:mr:ofi_mr_cache_init():443<info> MR cache disabled", LevelInfo, "MR cache disabled"},
+		{"no colons here<warn> x", LevelNone, ""},
+		{"a:b:c<warning>x y", LevelNone, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {

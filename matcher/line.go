@@ -376,7 +376,41 @@ func cutLevel(line []byte) (Level, []byte, bool) {
 		}
 		return lvl, line[n:], true
 	}
+	if lvl, n := angleHeader(line); n > 0 {
+		return lvl, line[n:], true
+	}
 	return LevelNone, line, false
+}
+
+// angleLevels are the levels C libraries write in angle brackets.
+var angleLevels = []struct {
+	word  string
+	level Level
+}{
+	{"<trace> ", LevelInfo}, {"<debug> ", LevelInfo}, {"<info> ", LevelInfo},
+	{"<warn> ", LevelWarning}, {"<warning> ", LevelWarning},
+	{"<error> ", LevelError}, {"<crit> ", LevelFatal}, {"<fatal> ", LevelFatal},
+}
+
+// angleHeader returns the length of a header that names where a C library
+// logs from, colon-separated and without spaces, and ends in its level in
+// angle brackets: libfabric's
+// "libfabric:2316560:1789518434::core:core:fi_getinfo_():1392<warn> ".
+func angleHeader(b []byte) (Level, int) {
+	sp := bytes.IndexByte(b, ' ')
+	if sp < 0 || sp > 200 {
+		return LevelNone, 0
+	}
+	open := bytes.LastIndexByte(b[:sp], '<')
+	if open < 0 || bytes.Count(b[:open], []byte{':'}) < 2 {
+		return LevelNone, 0
+	}
+	for _, w := range angleLevels {
+		if bytes.HasPrefix(b[open:], []byte(w.word)) && open+len(w.word) == sp+1 {
+			return w.level, sp + 1
+		}
+	}
+	return LevelNone, 0
 }
 
 func glogLevel(c byte) Level {
