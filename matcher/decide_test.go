@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,8 +23,14 @@ func TestDeciders(t *testing.T) {
 		{`Error: (.+)$`, nil},                     // anchored at the end
 		{`^Error: (?:x)?`, []string{`\AError: `}}, // anchored at the start only
 		{`(?i)cuda out of memory(?:\. Tried .*)?`, []string{`(?i:CUDA OUT OF MEMORY)`}},
-		{`a(?:b|c.*)`, []string{`a(?:b|c)`}},
-		{`ab(?:c{2,5})`, []string{`abcc`}},
+		{`a(?:b|c.*)`, []string{"lit:ab", "lit:ac"}},
+		{`(?:^|Error: )No module named '(?P<module>\w+)'`, []string{`\ANo module named '(?P<module>[0-9A-Z_a-z]+)'`, `Error: No module named '(?P<module>[0-9A-Z_a-z]+)'`}},
+		{`(?P<library>[\w.+-]+)\.so: undefined symbol: (?P<symbol>_Z\w+)`, []string{`[\+\-\.0-9A-Z_a-z]\.so: undefined symbol: _Z[0-9A-Z_a-z]` + " from .so: undefined symbol: _Z less 1"}},
+		{`(?:^|[^"'])(?:Mooncake memory registration failed|Failed to register memory (?P<addr>0x[0-9a-f]+))`, []string{
+			`\A(?:Mooncake memory registration failed|Failed to register memory 0x[0-9a-f])`,
+			`[^"']Mooncake memory registration failed` + " from Mooncake memory registration failed less 4",
+			`[^"']Failed to register memory 0x[0-9a-f]` + " from Failed to register memory 0x less 4"}},
+		{`ab(?:c{2,5})`, []string{"lit:abcc"}},
 		{`x?`, nil},   // matches every message
 		{`a|b?`, nil}, // one branch matches every message
 		{`(`, nil},    // does not parse
@@ -31,9 +38,12 @@ func TestDeciders(t *testing.T) {
 	for _, tt := range tests {
 		var got []string
 		for _, d := range deciders(tt.expr) {
-			if d.re != nil {
+			switch {
+			case d.skip != nil:
+				got = append(got, fmt.Sprintf("%s from %s less %d", d.re, d.skip, d.width))
+			case d.re != nil:
 				got = append(got, d.re.String())
-			} else {
+			default:
 				got = append(got, "lit:"+string(d.lit))
 			}
 		}
@@ -114,6 +124,9 @@ func FuzzDeciders(f *testing.F) {
 		{`(?i)out of memory(?:\. Tried to allocate (?P<size>[\d.]+ [GM]iB))?`, "torch.OutOfMemoryError: CUDA out of memory."},
 		{`^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)`, `  File "/x.py", line 3`},
 		{`\bport (?P<port>\d+)\b(?: is)?`, "port 31000 is"},
+		{`(?:^|Error: )No module named '(?P<module>\w+)'`, "xError: No module named 'sgl_kernel'"},
+		{`(?P<library>[\w.+-]+)\.so: undefined symbol: (?P<symbol>_Z\w+)`, "é.so: undefined symbol: _Zx libc.so: undefined symbol: _ZN3c10"},
+		{`(?:^|[^"'])(?:Mooncake memory|Failed to register memory (?P<addr>0x[0-9a-f]+))`, "'Mooncake memory x Mooncake memory"},
 	}
 	for _, s := range seeds {
 		f.Add(s.expr, s.msg)
