@@ -168,6 +168,9 @@ type pattern struct {
 	// is no unknown error, but is no finding, and leaves the line to any
 	// other record.
 	quiet bool
+	// next is Match.Next: a line logged just after the one matched that
+	// goes on with it, or nil.
+	next *regexp.Regexp
 	// frame is Match.Frame: the pattern is confirmed on a frame line, and
 	// re (when set) then checks the traceback's exception message.
 	frame *regexp.Regexp
@@ -394,6 +397,12 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
 			}
 			p.re, p.frame = re, fr
+		}
+		if rec.Match.Next != "" {
+			var err error
+			if p.next, err = regexp.Compile(rec.Match.Next); err != nil {
+				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
+			}
 		}
 		if g := rec.Gen; g != nil && (g.Kind == "raise" || g.Kind == "assert") {
 			if m.raised == nil {

@@ -393,3 +393,39 @@ func TestQuietStreamsEndTheirEvents(t *testing.T) {
 		t.Errorf("a traceback whose lines are %d lines apart was split: %s", quietLines*3, brief(got))
 	}
 }
+
+// A record's Next line, logged just after its own as a record of its own,
+// joins its event; another record line does not, nor does the Next line
+// after an unrelated one.
+func TestNextLineJoinsTheEvent(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/dead
+  title: dead
+  severity: fatal
+  match:
+    regex: 'Rank (?P<rank>\d+) scheduler is dead\.'
+    next: '^Exit code: -?\d+$'
+  tests:
+    match: ["Rank 0 scheduler is dead."]
+`)
+	dead := "[12-11 17:52:52] Rank 0 scheduler is dead. Please check if there are relevant logs.\n"
+	code := "[12-11 17:52:54] Exit code: -9\n"
+	other := "[12-11 17:52:53] Loading FluxTransformer2DModel\n"
+	tests := []struct{ log, want string }{
+		{dead + code + other, `t/dead 1-2 rank="" exc="" msg="Rank 0 scheduler is dead. Please check if there are relevant logs."` + "\n"},
+		{dead + other + code, `t/dead 1-1 rank="" exc="" msg="Rank 0 scheduler is dead. Please check if there are relevant logs."` + "\n"},
+		{dead + "[12-11 17:52:54] Exit code: -9 (see above)\n", `t/dead 1-1 rank="" exc="" msg="Rank 0 scheduler is dead. Please check if there are relevant logs."` + "\n"},
+	}
+	for _, tt := range tests {
+		if got := brief(occurrences(t, m, tt.log, 0)); got != tt.want {
+			t.Errorf("%q:\n%swant:\n%s", tt.log, got, tt.want)
+		}
+	}
+	recs, err := patterns.ParseYAML("x.yaml", []byte("- id: t/x\n  title: x\n  severity: error\n  match: {exception: KeyError, frame: 'x\\.py', next: 'a'}\n  tests: {match: [a]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := patterns.NewPack(recs); err == nil || !strings.Contains(err.Error(), "match.next") {
+		t.Errorf("a next with nothing to go on from: %v", err)
+	}
+}

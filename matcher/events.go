@@ -529,6 +529,21 @@ func nativeOpening(msg []byte) (string, bool) {
 // continues reports whether a line belongs to an open event, moves the
 // event's state along, and returns the view of the line to match (the
 // line without an ExceptionGroup tree's margin).
+// maxNextLines bounds how far into an event a record's Next line is looked
+// for.
+const maxNextLines = 3
+
+// goesOn reports whether msg is the line a record of the event says goes
+// on with it (Match.Next).
+func (e *Engine) goesOn(ev *event, msg []byte) bool {
+	for _, h := range ev.hits {
+		if p := &e.m.pats[h.pat]; p.next != nil && p.next.Match(msg) {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 	msg := ln.Msg
 	if ev.upFrames && !ev.traceback && ev.state == stAfterExc && ev.lines < maxEventLines && bytes.Contains(msg, tracebackHead) {
@@ -544,6 +559,9 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			ev.rank = r
 		}
 		ev.first = keep(msg)
+		return msg, true
+	}
+	if ev.state == stRecord && ev.lines < maxNextLines && e.goesOn(ev, msg) {
 		return msg, true
 	}
 	if ev.lines >= maxEventLines || ln.Record && !tracebackRecord(ev, ln) {

@@ -75,19 +75,26 @@ type Header struct {
 var rankNames = [...]string{"ATTN_CP", "MOE_DP", "DP", "PP", "TP", "EP"}
 
 // SplitHeader splits sglang's header off a normalized line. It accepts
-// "[YYYY-MM-DD HH:MM:SS(.mmm)( TOKEN)*] " with rank tokens in any order, and
-// the older "[HH:MM:SS( TOKEN)*] "; a line without such a header is
-// returned whole with an empty Header.
+// "[YYYY-MM-DD HH:MM:SS(.mmm)( TOKEN)*] " with rank tokens in any order,
+// the older "[HH:MM:SS( TOKEN)*] ", and the diffusion server's
+// "[MM-DD HH:MM:SS] "; a line without such a header is returned whole with
+// an empty Header.
 func SplitHeader(line []byte) (Header, []byte) {
 	stamp := len("[2006-01-02 15:04:05")
-	if len(line) < stamp+1 || line[0] != '[' || !isStamp(line[1:stamp]) {
+	const (
+		monthDay = len("[01-02 15:04:05")
+		clock    = len("[15:04:05")
+	)
+	switch {
+	case len(line) > stamp && line[0] == '[' && isStamp(line[1:stamp]):
+	case len(line) > monthDay && line[0] == '[' && isMonthDay(line[1:monthDay]):
+		stamp = monthDay
+	case len(line) > clock && line[0] == '[' && isClock(line[1:clock]):
 		// The releases of 2024 printed the time of day alone:
 		// "[17:39:28 TP0] ".
-		const clock = len("[15:04:05")
-		if len(line) < clock+1 || line[0] != '[' || !isClock(line[1:clock]) {
-			return splitRanksOnly(line)
-		}
 		stamp = clock
+	default:
+		return splitRanksOnly(line)
 	}
 	end := bytes.IndexByte(line[stamp:], ']')
 	if end < 0 {
@@ -137,6 +144,11 @@ func validRanksAfter(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// isMonthDay reports whether b looks like "01-02 15:04:05".
+func isMonthDay(b []byte) bool {
+	return len(b) == len("01-02 15:04:05") && isDigits(b[0:2]) && b[2] == '-' && isDigits(b[3:5]) && b[5] == ' ' && isClock(b[6:])
 }
 
 // isStamp reports whether b looks like "2006-01-02 15:04:05".

@@ -47,6 +47,8 @@ func TestSplitHeader(t *testing.T) {
 		{"[2026-08-28 10:15:20] main process", "2026-08-28 10:15:20", "", "main process"},
 		{"[2026-08-28 10:15:20] INFO:     Uvicorn running", "2026-08-28 10:15:20", "", "INFO:     Uvicorn running"},
 		{"[2026-08-28 10:15:20]", "2026-08-28 10:15:20", "", ""},
+		// sglang's diffusion server: month and day.
+		{"[12-11 17:52:54] Exit code: -9", "12-11 17:52:54", "", "Exit code: -9"},
 		// Not sglang headers: kept whole.
 		{"[rank3]:[E227 16:30:43.526306740 ProcessGroupNCCL.cpp:630] x", "", "", "[rank3]:[E227 16:30:43.526306740 ProcessGroupNCCL.cpp:630] x"},
 		{"[2026-08-28 10:15:20 GPU0] msg", "", "", "[2026-08-28 10:15:20 GPU0] msg"},
@@ -54,6 +56,8 @@ func TestSplitHeader(t *testing.T) {
 		{"[2026-08-28 10:15:20 TP0 msg", "", "", "[2026-08-28 10:15:20 TP0 msg"},
 		{"Traceback (most recent call last):", "", "", "Traceback (most recent call last):"},
 		{"[", "", "", "["},
+		{"[12-1 17:52:54] x", "", "", "[12-1 17:52:54] x"},
+		{"[12-11 17:52] x", "", "", "[12-11 17:52] x"},
 	}
 	for _, tt := range tests {
 		h, msg := SplitHeader([]byte(tt.in))

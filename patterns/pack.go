@@ -370,6 +370,8 @@ func (r *Record) Validate() error {
 		return fail("match", errors.New("not valid UTF-8"))
 	case strings.ContainsAny(r.Match.Message+r.Match.Regex, "\n"):
 		return fail("match", errors.New("matches one line: no newline allowed"))
+	case r.Match.Next != "" && r.Match.Regex == "" && r.Match.Message == "":
+		return fail("match.next", errors.New("goes on with a line matched by message or regex"))
 	case escapedNewline(r.Match.Regex):
 		return fail("match.regex", errors.New("matches one line: a \\n in the regex can never match"))
 	case len(r.Tests.Match) == 0:
@@ -386,6 +388,11 @@ func (r *Record) Validate() error {
 	if r.Match.Frame != "" {
 		if c.frame, err = regexp.Compile(r.Match.Frame); err != nil {
 			return fail("match.frame", err)
+		}
+	}
+	if r.Match.Next != "" {
+		if _, err := regexp.Compile(r.Match.Next); err != nil {
+			return fail("match.next", err)
 		}
 	}
 	if r.Match.Regex != "" || r.Match.Frame != "" {

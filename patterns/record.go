@@ -251,6 +251,11 @@ type Match struct {
 	// raised says what it is. The traceback's exception must then be of
 	// class Exception, and match Regex when there is one.
 	Frame string `yaml:"frame" json:"frame,omitempty"`
+	// Next is an unanchored RE2 expression for a line that goes on with
+	// the error when it is logged just after it, as a record of its own
+	// (sglang's diffusion server logs "Exit code: -9" on the line after
+	// "Rank 0 scheduler is dead."): the line joins the error's event.
+	Next string `yaml:"next" json:"next,omitempty"`
 }
 
 // Site is where an error is raised in its project's source.
