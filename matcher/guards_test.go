@@ -245,6 +245,8 @@ func TestStampedLevels(t *testing.T) {
 		{"libfabric:20117:1732963841::efa:ep_ctrl:efa_rdm_ep_open():601<error> cannot open endpoint", LevelError, "cannot open endpoint"},
 		{"libfabric:20117:1732963841::core:mr:ofi_mr_cache_init():443<info> MR cache disabled", LevelInfo, "MR cache disabled"},
 		{"no colons here<warn> x", LevelNone, ""},
+		// Ray's note on a line several workers printed.
+		{"(WorkerDict pid=1011655, ip=10.3.176.18) ERROR 03-02 11:04:17 [scheduler.py:778] x failed [repeated 27x across cluster]  ", LevelError, "x failed"},
 		{"a:b:c<warning>x y", LevelNone, ""},
 	}
 	for _, tt := range tests {

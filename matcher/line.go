@@ -73,6 +73,12 @@ func cutStreams(l *Line, line []byte) []byte {
 		streamStart, streamEnd = at(line), at(line)+len(task)
 		line = rest
 	}
+	if t := bytes.TrimLeft(line, " \t"); len(t) < len(line) {
+		// A paste indented as a whole: "  (SGLangEngine pid=1) …".
+		if _, _, ok := cutRay(t); ok {
+			line = t
+		}
+	}
 	if actor, rest, ok := cutRay(line); ok {
 		if streamStart < 0 {
 			streamStart = at(line) + 1
@@ -105,7 +111,21 @@ func parseRecord(l *Line, line []byte) {
 	if lvl, rest, ok := cutLevel(line); ok {
 		l.Level, l.Record, line = lvl, true, rest
 	}
-	l.Msg = line
+	l.Msg = cutRayRepeat(line)
+}
+
+// cutRayRepeat drops the note Ray's log deduplication puts after a line
+// that several workers printed: "… [repeated 27x across cluster]".
+func cutRayRepeat(msg []byte) []byte {
+	t := bytes.TrimRight(msg, " ")
+	if !bytes.HasSuffix(t, []byte("x across cluster]")) {
+		return msg
+	}
+	i := bytes.LastIndex(t, []byte(" [repeated "))
+	if i < 0 || !isDigits(t[i+len(" [repeated "):len(t)-len("x across cluster]")]) {
+		return msg
+	}
+	return msg[:i]
 }
 
 // cloudSeverities are the severities of a Cloud Logging entry.

@@ -35,6 +35,7 @@ func TestParseLine(t *testing.T) {
 		{name: "srun task label", in: "0: [rank3]:[W305 03:55:35.235035264 socket.cpp:462] [c10d] x", stream: "0: [rank3", rank: "rank3", record: true, level: LevelWarning, msg: "[c10d] x"},
 		{name: "ray actor", in: "(SGLangEngine pid=4123, ip=10.0.3.7) Traceback (most recent call last):", stream: "SGLangEngine pid=4123, ip=10.0.3.7", msg: "Traceback (most recent call last):"},
 		{name: "ray task", in: "(pid=77) KeyError: 'x'", stream: "pid=77", msg: "KeyError: 'x'"},
+		{name: "ray actor, indented paste", in: "  (SGLangEngine pid=69916)   File \"/x/storage.py\", line 1457, in _new_shared_cuda", stream: "SGLangEngine pid=69916", msg: "  File \"/x/storage.py\", line 1457, in _new_shared_cuda"},
 		{name: "torchrun rank", in: "[rank3]:   File \"a.py\", line 2, in f", stream: "rank3", rank: "rank3", msg: "  File \"a.py\", line 2, in f"},
 		{name: "torch c10", in: "[rank4]:[E1129 10:15:02.104512039 ProcessGroupNCCL.cpp:616] [Rank 4] Watchdog caught collective operation timeout", stream: "rank4", rank: "rank4", record: true, level: LevelError, msg: "[Rank 4] Watchdog caught collective operation timeout"},
 		{name: "torch c10 short month", in: "[W226 11:16:37.104512039 ProcessGroupNCCL.cpp:1496] Warning: x", record: true, level: LevelWarning, msg: "Warning: x"},
