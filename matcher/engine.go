@@ -141,6 +141,7 @@ type event struct {
 	// traceback holds.
 	benignFrames []int32
 	lastFrame    string // the last frame seen, for a traceback cut before its end
+	lastCode     string // the source line under lastFrame, when one came
 	ownFrame     string // the last frame seen in sglang's own code
 	msgOpen      bool   // the last exception's message may go on over further lines
 	msgBlank     bool   // a blank line came after the exception line

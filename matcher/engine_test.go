@@ -429,3 +429,33 @@ func TestNextLineJoinsTheEvent(t *testing.T) {
 		t.Errorf("a next with nothing to go on from: %v", err)
 	}
 }
+
+// A traceback that ends in an exception with no message is known by the
+// place in sglang's source that raised it, when its innermost frame is
+// sglang's: the assert the source line under the frame shows.
+func TestBareExceptionKnownByItsSite(t *testing.T) {
+	m := builtinMatcher(t)
+	tb := func(frame, code, exc string) string {
+		return "[2026-03-02 11:04:17 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" +
+			"  File \"/opt/venv/lib/python3.12/site-packages/sglang/srt/managers/scheduler.py\", line 771, in init_cache_with_memory_pool\n" +
+			"    self.tree_cache = MambaRadixCache(params)\n" +
+			frame + code + exc + "\n"
+	}
+	own := "  File \"/opt/venv/lib/python3.12/site-packages/sglang/srt/mem_cache/mamba_radix_cache.py\", line 330, in __init__\n"
+	code := "    assert isinstance(params.token_to_kv_pool_allocator, TokenToKVPoolAllocator)\n"
+	const want = "sglang-src/srt.mem_cache.mamba_radix_cache/mambaradixcache-init-assert"
+	tests := []struct {
+		name, log, id string
+	}{
+		{"bare assert", tb(own, code, "AssertionError"), want},
+		{"with a message", tb(own, code, "AssertionError: the pool is not a TokenToKVPoolAllocator"), UnknownTraceback},
+		{"innermost frame not sglang's", tb(own, code+"  File \"/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py\", line 1751, in _call_impl\n    return forward_call(*args, **kwargs)\n", "AssertionError"), UnknownTraceback},
+		{"another class", tb(own, code, "KeyError"), UnknownTraceback},
+	}
+	for _, tt := range tests {
+		got := occurrences(t, m, tt.log, 0)
+		if len(got) != 1 || got[0].ID != tt.id {
+			t.Errorf("%s: %s", tt.name, brief(got))
+		}
+	}
+}

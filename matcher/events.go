@@ -757,8 +757,11 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		return msg, true
 	case indented:
 		t := bytes.TrimLeft(msg, " \t")
+		after := ev.afterFrame
 		if ev.afterFrame = bytes.HasPrefix(t, framePrefix); ev.afterFrame {
 			ev.noteFrame(t)
+		} else if after && !caretLine(t) {
+			ev.lastCode = keep(t)
 		}
 		return msg, true
 	case bytes.HasPrefix(msg, framePrefix):
@@ -781,7 +784,7 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		return msg, true
 	case ev.afterFrame && !endsTraceback(msg):
 		// The source line of an unindented frame.
-		ev.afterFrame = false
+		ev.afterFrame, ev.lastCode = false, keep(msg)
 		return msg, true
 	case caretLine(msg):
 		// The markers under a source line that lost its indentation
@@ -949,7 +952,7 @@ var ownPath = []byte("sglang/srt/")
 // noteFrame keeps a traceback's frame line as its innermost so far, and as
 // its innermost in sglang's own code when it is one.
 func (ev *event) noteFrame(frame []byte) {
-	ev.lastFrame = keep(frame)
+	ev.lastFrame, ev.lastCode = keep(frame), ""
 	if bytes.Contains(frame, ownPath) {
 		ev.ownFrame = ev.lastFrame
 	}
@@ -1223,6 +1226,9 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 			o.ID = UnknownWarning
 		case ev.traceback:
 			o.ID = UnknownTraceback
+			if rec := e.bareRecord(ev, root, len(excs)); rec != nil {
+				o.Record, o.ID = rec, rec.ID
+			}
 		}
 		if ev.kind == kindLogError {
 			return o, false // a logging call's own mistake, not the server's
@@ -1269,6 +1275,37 @@ func frameException(p *pattern, excs []exc) *exc {
 		return x
 	}
 	return nil
+}
+
+// bareRecord returns the generated record of the place in sglang's source
+// that raised a traceback's lone exception when it has no message (an
+// assert without one, raise NotImplementedError), or nil: the innermost
+// frame is sglang's, and names a function with such a site; of several
+// asserts there, the source line under the frame picks the one.
+func (e *Engine) bareRecord(ev *event, x exc, n int) *patterns.Record {
+	if n != 1 || x.msg != "" || ev.lastFrame == "" || ev.lastFrame != ev.ownFrame {
+		return nil
+	}
+	m := frameLineRE.FindStringSubmatch(ev.lastFrame)
+	if m == nil {
+		return nil
+	}
+	sites, err := patterns.BareSites(m[1], m[2], shortClass(x.class), ev.lastCode)
+	if err != nil || len(sites) != 1 {
+		return nil
+	}
+	return sites[0].Record()
+}
+
+// frameLineRE takes a frame line apart: its file and its function.
+var frameLineRE = regexp.MustCompile(`^\s*File "([^"]+)", line \d+, in (\S+)`)
+
+// shortClass is an exception class without its module.
+func shortClass(class string) string {
+	if i := strings.LastIndexByte(class, '.'); i >= 0 {
+		return class[i+1:]
+	}
+	return class
 }
 
 // rootExc picks the exception a traceback is about: the first of a chain

@@ -381,6 +381,9 @@ func fromCheck(f *diagnose.Finding) bool {
 // it names means.
 func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 	g := r.Gen
+	if g.Template == "" {
+		return bare(r)
+	}
 	var cause strings.Builder
 	fmt.Fprintf(&cause, "%s in %s", cmp.Or(kindPhrase[g.Kind], "sglang reports this"), cmp.Or(g.Qualname, r.Where.Function))
 	fmt.Fprintf(&cause, " (%s:%d)", r.Where.File, r.Where.Line)
@@ -415,6 +418,49 @@ func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 	steps = append(steps, "Search sglang's issues for the message: https://github.com/sgl-project/sglang/issues?q="+
 		url.QueryEscape(`"`+truncate(literalPrefix(g.Template), 80)+`"`))
 	return Remedy{Cause: cause.String(), Steps: steps}
+}
+
+// bare is the remedy of a place in sglang's source that raises an
+// exception with no message: an assert whose condition was false, or a
+// path not implemented.
+func bare(r *patterns.Record) Remedy {
+	g := r.Gen
+	var cause strings.Builder
+	if g.Kind == "assert" {
+		fmt.Fprintf(&cause, "An assertion in sglang's %s (%s:%d) failed: `%s` was false.",
+			g.Qualname, r.Where.File, r.Where.Line, truncate(g.Guard, 200))
+	} else {
+		fmt.Fprintf(&cause, "sglang's %s (%s:%d) raised NotImplementedError: it has no implementation for this case (the model, the backend, or a combination of features this release does not support together).",
+			g.Qualname, r.Where.File, r.Where.Line)
+	}
+	ref := "main"
+	if g.LastRelease != "" {
+		fmt.Fprintf(&cause, " Only sglang %s to %s have it, so this server runs one of them; later releases changed this code.", g.FirstRelease, g.LastRelease)
+		if !strings.HasPrefix(g.LastRelease, "main") {
+			ref = "v" + g.LastRelease
+		}
+	}
+	cause.WriteString(" tailfix has no hand-written advice for it yet: the frames above it say what the server was doing.")
+	steps := []string{
+		"Read the frames above the exception: the sglang function that called this one says which feature (a cache, a backend, speculative decoding, a parser) took this path; start once without that feature to confirm.",
+		fmt.Sprintf("Read the code: https://github.com/%s/blob/%s/%s (%s)", r.Where.Repo, ref, r.Where.File, g.Qualname),
+		"Search sglang's issues for it: https://github.com/sgl-project/sglang/issues?q=" + url.QueryEscape(`"`+searchName(g.Qualname)+`" `+r.Match.Exception),
+	}
+	if g.LastRelease != "" {
+		steps = append(steps, "Upgrade sglang: releases after "+g.LastRelease+" no longer have this check.")
+	}
+	return Remedy{Cause: cause.String(), Steps: steps}
+}
+
+// searchName is the part of a qualified name worth searching for: the
+// function, or its class for a dunder method ("MambaRadixCache.__init__").
+func searchName(qualname string) string {
+	parts := strings.Split(qualname, ".")
+	name := parts[len(parts)-1]
+	if strings.HasPrefix(name, "__") && len(parts) > 1 {
+		return parts[len(parts)-2]
+	}
+	return name
 }
 
 // releases says which sglang releases print a generated record's message,

@@ -17,6 +17,12 @@
 // that print it, and for a message no longer printed at -until, the release
 // that dropped it and the commit that did, found with git's pickaxe.
 //
+// Beside it, bare.tsv holds the sites that raise an exception with no
+// message (an assert without one, raise NotImplementedError): where they
+// are, the assert's condition, and the first and last release that have
+// them. A traceback ending in such an exception is known by its innermost
+// frame.
+//
 // The output is committed: go generate ./patterns reads it, so that the
 // pack can be regenerated, and checked, without the history.
 package main
@@ -105,6 +111,7 @@ func run(repo, until, out string) error {
 	cache := map[string][]patterns.RaiseSite{} // blob → sites, File relative to python/sglang
 	flagCache := map[string][]patterns.FlagSite{}
 	facts := map[string]*fact{}
+	bare := map[string]*bareFact{}
 	flags := map[string]*flagFact{}
 	var newest []patterns.FlagSite // the flags of the newest release, in source order
 	var skipped int
@@ -129,6 +136,7 @@ func run(repo, until, out string) error {
 			}
 			for _, s := range sites {
 				note(facts, s, f.path, i)
+				noteBare(bare, s, f.path, i)
 			}
 			if !patterns.FlagFile(f.path) {
 				continue
@@ -174,6 +182,9 @@ func run(repo, until, out string) error {
 		}
 	}
 	if err := write(out, rels, list, removedBy); err != nil {
+		return err
+	}
+	if err := writeBare(filepath.Join(filepath.Dir(out), "bare.tsv"), rels, bare); err != nil {
 		return err
 	}
 	if err := writeFlags(filepath.Join(filepath.Dir(out), "flag-history.tsv"), rels, flags); err != nil {
@@ -304,6 +315,64 @@ func note(facts map[string]*fact, s patterns.RaiseSite, file string, i int) {
 	if f.sites == 1 || patterns.DiffusionFile(f.file) && !patterns.DiffusionFile(m.File) {
 		f.file, f.line, f.function, f.guard = m.File, m.Line, m.Function, m.Guard
 	}
+}
+
+// bareFact is what the history says of a site that raises an exception
+// with no message: the newest release's place for it.
+type bareFact struct {
+	file, function, class, condition string
+	line, first, last                int
+}
+
+// bareClasses are the exceptions raised without a message that a
+// traceback shows bare ("AssertionError", "NotImplementedError"): what
+// raised them is all there is to know.
+var bareClasses = map[string]bool{"AssertionError": true, "NotImplementedError": true}
+
+// noteBare adds a message-less site of release i.
+func noteBare(bare map[string]*bareFact, s patterns.RaiseSite, file string, i int) {
+	if s.Message != "" || s.Kind != "assert" && s.Kind != "raise" || !bareClasses[strings.TrimSuffix(s.Class, "()")] {
+		return
+	}
+	class := strings.TrimSuffix(s.Class, "()")
+	file = "python/sglang/" + file
+	k := file + "\x00" + s.Function + "\x00" + class + "\x00" + s.Condition
+	f := bare[k]
+	if f == nil {
+		f = &bareFact{file: file, function: s.Function, class: class, condition: s.Condition, first: i}
+		bare[k] = f
+	}
+	f.last, f.line = i, s.Line
+}
+
+// writeBare writes the message-less sites, by file, function and line.
+func writeBare(out string, rels []release, bare map[string]*bareFact) error {
+	list := make([]*bareFact, 0, len(bare))
+	for _, f := range bare {
+		list = append(list, f)
+	}
+	slices.SortFunc(list, func(a, b *bareFact) int {
+		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.function, b.function), cmp.Compare(a.line, b.line),
+			cmp.Compare(a.class, b.class), cmp.Compare(a.condition, b.condition))
+	})
+	var b bytes.Buffer
+	b.WriteString("# Written by patterns/internal/history from sglang's git history; do not edit.\n")
+	b.WriteString(patterns.BareHeader + "\n")
+	for _, f := range list {
+		last := rels[f.last].label
+		if f.last == len(rels)-1 {
+			last = ""
+		}
+		fields := []string{f.file, fmt.Sprint(f.line), f.function, f.class, f.condition, rels[f.first].label, last}
+		for i, x := range fields {
+			if i > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(patterns.EscapeTSV(x))
+		}
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(out, b.Bytes(), 0o644)
 }
 
 // releases finds the release points, oldest first, up to until.

@@ -41,7 +41,8 @@ func TestHistory(t *testing.T) {
 	git("init", "-q", "-b", "main")
 	write("python/sglang/version.py", "__version__ = \"0.1.0\"\n")
 	write("python/sglang/srt/pool.py", "def grow(rank):\n    raise RuntimeError(f\"Widget pool exhausted on rank {rank}\")\n\n"+
-		"def shrink(n):\n    raise ValueError(f\"Cannot shrink the widget pool below {n} slots\")\n")
+		"def shrink(n):\n    raise ValueError(f\"Cannot shrink the widget pool below {n} slots\")\n\n"+
+		"class Pool:\n    def evict(self, n):\n        assert n > 0\n        raise NotImplementedError()\n")
 	write("python/sglang/srt/tests/test_pool.py", "raise ValueError(\"a test's own message, not learnt\")\n")
 	write("python/sglang/srt/server_args.py", "def add(parser):\n    parser.add_argument(\"--pool-size\", type=int)\n"+
 		"    parser.add_argument(\"--pool-policy\", choices=[\"lru\", \"fifo\"])\n    parser.add_argument(\"--grow\", action=\"store_true\")\n")
@@ -58,6 +59,22 @@ func TestHistory(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "history.tsv")
 	if err := run(filepath.Join(dir, ".git"), "HEAD", out); err != nil {
 		t.Fatal(err)
+	}
+	bare, err := os.ReadFile(filepath.Join(filepath.Dir(out), "bare.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both message-less sites, from 0.1.0 until the release that dropped
+	// them (the file lost the class).
+	for _, w := range []string{
+		"python/sglang/srt/pool.py\t9\tPool.evict\tAssertionError\tn > 0\t0.1.0\t0.1.0\n",
+		"python/sglang/srt/pool.py\t10\tPool.evict\tNotImplementedError\t\t0.1.0\t0.1.0\n",
+	} {
+		if !strings.Contains(string(bare), w) {
+			t.Errorf("bare.tsv lacks %q:\n%s", w, bare)
+		}
+	}
+	{
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
