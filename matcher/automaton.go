@@ -257,6 +257,9 @@ type Matcher struct {
 	// lookup per byte there is cheap, and the thousands of needles cost
 	// no automaton.
 	raised map[uint32][]raisedNeedle
+	// libs holds the records of the libraries sglang runs on, each read
+	// when a traceback first passes through it (library).
+	libs sync.Map
 }
 
 // raisedNeedle is one needle of a raised message's record.
@@ -456,9 +459,13 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 // raisedCandidates calls fn for each raised message's record one of whose
 // needles occurs in msg, once per record.
 func (m *Matcher) raisedCandidates(msg []byte, fn func(pat int32)) {
+	raisedCandidatesIn(m.raised, msg, fn)
+}
+
+func raisedCandidatesIn(raised map[uint32][]raisedNeedle, msg []byte, fn func(pat int32)) {
 	var seen []int32
 	for i := 0; i+4 <= len(msg); i++ {
-		for _, rn := range m.raised[gram(msg[i:])] {
+		for _, rn := range raised[gram(msg[i:])] {
 			if !bytes.HasPrefix(msg[i:], []byte(rn.needle)) || slices.Contains(seen, rn.pat) {
 				continue
 			}
@@ -469,16 +476,40 @@ func (m *Matcher) raisedCandidates(msg []byte, fn func(pat int32)) {
 }
 
 // raisedMatch returns the generated record of a message sglang raises that
-// matches an exception (class and message), or -1. When several do, the
+// matches an exception (class and message), or nil. When several do, the
 // longest message is the most specific; of two as long, the server's
-// rather than the diffusion runtime's.
-func (m *Matcher) raisedMatch(class, msg string) int32 {
+// rather than the diffusion runtime's. Failing sglang's own, the errors of
+// the libraries the traceback passed through (inFrames says whether a
+// package's code is in its frames) are looked in: a library's message
+// alone may be another's.
+func (m *Matcher) raisedMatch(class, msg string, inFrames func(pkg string) bool) *pattern {
 	b := []byte(msg)
+	if i := bestRaised(m.pats, m.raised, class, b); i >= 0 {
+		return &m.pats[i]
+	}
+	if inFrames == nil {
+		return nil
+	}
+	for _, lib := range patterns.Libraries() {
+		if !inFrames(lib) {
+			continue
+		}
+		if ls := m.library(lib); ls != nil {
+			if i := bestRaised(ls.pats, ls.raised, class, b); i >= 0 {
+				return &ls.pats[i]
+			}
+		}
+	}
+	return nil
+}
+
+// bestRaised is raisedMatch in one set of records.
+func bestRaised(pats []pattern, raised map[uint32][]raisedNeedle, class string, msg []byte) int32 {
 	best := int32(-1)
-	m.raisedCandidates(b, func(o int32) {
-		p := &m.pats[o]
+	raisedCandidatesIn(raised, msg, func(o int32) {
+		p := &pats[o]
 		if best >= 0 {
-			q := &m.pats[best]
+			q := &pats[best]
 			if n, k := len(p.rec.Match.Regex), len(q.rec.Match.Regex); n < k || n == k && (p.diffusion || !q.diffusion) {
 				return
 			}
@@ -486,11 +517,41 @@ func (m *Matcher) raisedMatch(class, msg string) int32 {
 		if c := p.rec.Match.Exception; c != "" && class != "" && !SameClass(c, class) {
 			return
 		}
-		if p.confirm(b) {
+		if p.confirm(msg) {
 			best = o
 		}
 	})
 	return best
+}
+
+// libSet is a library's generated records, compiled for confirmation and
+// indexed like sglang's raised messages.
+type libSet struct {
+	pats   []pattern
+	raised map[uint32][]raisedNeedle
+}
+
+// library returns a library's records, read and indexed on first use; nil
+// when they cannot be read.
+func (m *Matcher) library(pkg string) *libSet {
+	f, _ := m.libs.LoadOrStore(pkg, sync.OnceValue(func() *libSet {
+		recs, err := patterns.LibraryRecords(pkg)
+		if err != nil {
+			return nil
+		}
+		ls := &libSet{pats: make([]pattern, len(recs)), raised: map[uint32][]raisedNeedle{}}
+		for i, rec := range recs {
+			ls.pats[i] = pattern{rec: rec, gen: true}
+			for _, n := range rec.Gen.Needles {
+				if len(n) >= 4 {
+					k := gram([]byte(n))
+					ls.raised[k] = append(ls.raised[k], raisedNeedle{n, int32(i)})
+				}
+			}
+		}
+		return ls
+	}))
+	return f.(func() *libSet)()
 }
 
 // SameClass compares exception classes with or without their module:

@@ -140,11 +140,12 @@ type event struct {
 	// benignFrames are records of harmless exceptions whose frame the
 	// traceback holds.
 	benignFrames []int32
-	lastFrame    string // the last frame seen, for a traceback cut before its end
-	lastCode     string // the source line under lastFrame, when one came
-	ownFrame     string // the last frame seen in sglang's own code
-	msgOpen      bool   // the last exception's message may go on over further lines
-	msgBlank     bool   // a blank line came after the exception line
+	lastFrame    string   // the last frame seen, for a traceback cut before its end
+	lastCode     string   // the source line under lastFrame, when one came
+	framePaths   []string // the files of the frames, the first maxFramePaths
+	ownFrame     string   // the last frame seen in sglang's own code
+	msgOpen      bool     // the last exception's message may go on over further lines
+	msgBlank     bool     // a blank line came after the exception line
 	msgLines     int
 	pending      int  // tracebacks opened in this event whose exception line is still to come
 	upFrames     bool // frames came after the exception line: a traceback upside down

@@ -459,3 +459,23 @@ func TestBareExceptionKnownByItsSite(t *testing.T) {
 		}
 	}
 }
+
+// A library's error is known when the traceback passed through that
+// library's code; the same exception raised elsewhere is not its.
+func TestLibraryErrorKnownThroughItsFrames(t *testing.T) {
+	m := builtinMatcher(t)
+	tb := func(frame string) string {
+		return "Traceback (most recent call last):\n" +
+			"  File \"/opt/venv/lib/python3.12/site-packages/sglang/srt/layers/moe/fused_moe.py\", line 88, in forward\n" +
+			"    out = stage1(x)\n" + frame +
+			"ValueError: Invalid FlyDSL kernel name: flydsl_moe1_bf16_t16x128\n"
+	}
+	aiter := "  File \"/opt/venv/lib/python3.12/site-packages/aiter/fhmoe.py\", line 196, in _flydsl_fhmoe_stage1_wrapper\n    raise ValueError(f\"Invalid FlyDSL kernel name: {name}\")\n"
+	other := "  File \"/opt/venv/lib/python3.12/site-packages/mykernels/moe.py\", line 10, in stage1\n    raise ValueError(msg)\n"
+	if got := occurrences(t, m, tb(aiter), 0); len(got) != 1 || got[0].ID != "aiter-src/fhmoe/invalid-flydsl-kernel-name" {
+		t.Errorf("through aiter: %s", brief(got))
+	}
+	if got := occurrences(t, m, tb(other), 0); len(got) != 1 || got[0].ID != UnknownTraceback {
+		t.Errorf("elsewhere: %s", brief(got))
+	}
+}

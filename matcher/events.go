@@ -946,6 +946,20 @@ var (
 	rayRemoteRE   = regexp.MustCompile(`^ray\.exceptions\.Ray(?:Task|Actor)Error\([A-Za-z_][\w.]*\): `)
 )
 
+// maxFramePaths bounds the frames whose files an event keeps.
+const maxFramePaths = 64
+
+// inFrames reports whether a traceback passed through a Python package's
+// code: a frame's file is in a directory of that name.
+func (ev *event) inFrames(pkg string) bool {
+	for _, p := range ev.framePaths {
+		if strings.Contains(p, "/"+pkg+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // ownPath is what the path of a frame in sglang's own code holds.
 var ownPath = []byte("sglang/srt/")
 
@@ -953,6 +967,11 @@ var ownPath = []byte("sglang/srt/")
 // its innermost in sglang's own code when it is one.
 func (ev *event) noteFrame(frame []byte) {
 	ev.lastFrame, ev.lastCode = keep(frame), ""
+	if len(ev.framePaths) < maxFramePaths {
+		if m := framePathRE.FindStringSubmatch(ev.lastFrame); m != nil {
+			ev.framePaths = append(ev.framePaths, m[1])
+		}
+	}
 	if bytes.Contains(frame, ownPath) {
 		ev.ownFrame = ev.lastFrame
 	}
@@ -1155,8 +1174,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		// record knows of the message is what its generated twin lacks.
 		handWrapper := best != nil && !e.m.pats[best.pat].gen
 		for _, x := range excs {
-			if i := e.m.raisedMatch(x.class, x.msg); i >= 0 {
-				p := &e.m.pats[i]
+			if p := e.m.raisedMatch(x.class, x.msg, ev.inFrames); p != nil {
 				if handWrapper && (x.line == best.line || p.rec.Role == patterns.RoleWrapper) {
 					continue
 				}
@@ -1296,6 +1314,10 @@ func (e *Engine) bareRecord(ev *event, x exc, n int) *patterns.Record {
 	}
 	return sites[0].Record()
 }
+
+// framePathRE finds a frame line's file, in a paste that shortened the
+// rest too.
+var framePathRE = regexp.MustCompile(`^\s*File "([^"]+)"`)
 
 // frameLineRE takes a frame line apart: its file and its function.
 var frameLineRE = regexp.MustCompile(`^\s*File "([^"]+)", line \d+, in (\S+)`)

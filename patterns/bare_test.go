@@ -47,3 +47,37 @@ func TestBareSites(t *testing.T) {
 		t.Error("a short line was read")
 	}
 }
+
+// The errors of the libraries sglang runs on are read on demand, each
+// under its own family of ids and its own repository.
+func TestLibraryRecords(t *testing.T) {
+	libs := Libraries()
+	if len(libs) < 5 {
+		t.Fatalf("libraries %q", libs)
+	}
+	for _, lib := range libs {
+		recs, err := LibraryRecords(lib)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) == 0 {
+			t.Errorf("%s: no records", lib)
+			continue
+		}
+		for _, r := range recs {
+			if !strings.HasPrefix(r.ID, lib+"-src/") || r.Library() != lib || r.Where.Repo == "sgl-project/sglang" || r.Gen.Commit == "" ||
+				r.Gen.Kind != "raise" && r.Gen.Kind != "assert" {
+				t.Fatalf("%s: %s %q %+v", lib, r.ID, r.Library(), r.Where)
+			}
+		}
+		if got := LookupLibrary(recs[0].ID); got != recs[0] {
+			t.Errorf("LookupLibrary(%s) = %v", recs[0].ID, got)
+		}
+	}
+	if LookupLibrary("sglang-src/srt.server_args/x") != nil || LookupLibrary("nosuch-src/x/y") != nil {
+		t.Error("found what is no library's")
+	}
+	if _, err := LibraryRecords("nosuch"); err == nil {
+		t.Error("a library with no table was read")
+	}
+}

@@ -170,9 +170,11 @@ const (
 // TableSource says where a table's sites are: Repo is the repository
 // they are in ("sgl-project/sglang"); Dir, for a table learnt from a tree
 // on this machine, is that tree, and Prefix what a site's path has before
-// the path in Dir ("python/sglang/" for the installed package).
+// the path in Dir ("python/sglang/" for the installed package). Family is
+// the first part of the records' ids, "sglang-src" unless it says another
+// ("flashinfer-src" for flashinfer's own messages).
 type TableSource struct {
-	Repo, Dir, Prefix string
+	Repo, Dir, Prefix, Family string
 }
 
 // BuildTable makes the records of msgs, in the order given (the first of
@@ -240,7 +242,7 @@ func BuildTable(msgs []Message, flags *FlagTable, src TableSource) ([]byte, Buil
 		byRegex[re] = r
 		recs = append(recs, r)
 	}
-	assignIDs(recs)
+	assignIDs(recs, cmp.Or(src.Family, "sglang-src"), cmp.Or(src.Prefix, "python/sglang/"))
 	slices.SortFunc(recs, func(a, b *built) int { return cmp.Compare(a.id, b.id) })
 
 	var b bytes.Buffer
@@ -438,12 +440,13 @@ func flagsNamed(msg string, flagOf map[string]string) []string {
 	return out
 }
 
-// assignIDs names each record by the module that raises it and the first
-// words of its message: sglang-src/srt.server_args/tp-size-must-be-divisible.
-func assignIDs(recs []*built) {
+// assignIDs names each record by its family, the module that raises it
+// (its file after prefix) and the first words of its message:
+// sglang-src/srt.server_args/tp-size-must-be-divisible.
+func assignIDs(recs []*built, family, prefix string) {
 	seen := map[string]int{}
 	for _, r := range recs {
-		mod := strings.TrimSuffix(strings.TrimPrefix(r.m.File, "python/sglang/"), ".py")
+		mod := strings.TrimSuffix(strings.TrimPrefix(r.m.File, prefix), ".py")
 		mod = strings.ToLower(strings.ReplaceAll(mod, "/", "."))
 		mod = strings.Map(func(c rune) rune {
 			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
@@ -451,7 +454,7 @@ func assignIDs(recs []*built) {
 			}
 			return '-'
 		}, mod)
-		id := "sglang-src/" + strings.Trim(mod, ".-_") + "/" + slug(r.template)
+		id := family + "/" + strings.Trim(mod, ".-_") + "/" + slug(r.template)
 		seen[id]++
 		if n := seen[id]; n > 1 {
 			id = fmt.Sprintf("%s-%d", id, n)

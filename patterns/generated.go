@@ -2,8 +2,9 @@ package patterns
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"fmt"
+	"io/fs"
 	"path"
 	"regexp"
 	"strconv"
@@ -20,6 +21,10 @@ var (
 	generatedSites string
 	//go:embed generated/flags.tsv
 	generatedFlags string
+	// The errors the libraries sglang runs on raise (generated/deps,
+	// written by patterns/internal/deps).
+	//go:embed generated/deps/*.tsv
+	depTables embed.FS
 )
 
 // generatedOrigin names the generated records' file in errors and Origin.
@@ -31,6 +36,71 @@ const generatedOrigin = "patterns/generated/sites.tsv"
 // regexps are compiled only when a line proposes them.
 func GeneratedRecords() ([]*Record, error) {
 	return parseSites(generatedOrigin, generatedSites)
+}
+
+// Libraries returns the Python packages of the libraries sglang runs on
+// whose errors the binary knows (generated/deps): their records are read
+// only when a traceback passes through one (LibraryRecords).
+func Libraries() []string { return libraries() }
+
+var libraries = sync.OnceValue(func() []string {
+	names, _ := fs.Glob(depTables, "generated/deps/*.tsv")
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.TrimSuffix(path.Base(n), ".tsv")
+	}
+	return out
+})
+
+// libraryTables caches each library's records once read.
+var libraryTables sync.Map // package → func() ([]*Record, error)
+
+// LibraryRecords returns the generated records of a library's errors
+// ("flashinfer"), read on first use.
+func LibraryRecords(pkg string) ([]*Record, error) {
+	f, _ := libraryTables.LoadOrStore(pkg, sync.OnceValues(func() ([]*Record, error) {
+		name := "generated/deps/" + pkg + ".tsv"
+		data, err := depTables.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("no table of %s's errors: %w", pkg, err)
+		}
+		return parseSites("patterns/"+name, string(data))
+	}))
+	return f.(func() ([]*Record, error))()
+}
+
+// LookupLibrary finds a library's record by id ("flashinfer-src/…"), or
+// returns nil.
+func LookupLibrary(id string) *Record {
+	family, _, ok := strings.Cut(id, "/")
+	pkg, lib := strings.CutSuffix(family, "-src")
+	if !ok || !lib || pkg == "sglang" {
+		return nil
+	}
+	recs, err := LibraryRecords(pkg)
+	if err != nil {
+		return nil
+	}
+	for _, r := range recs {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// Library returns the Python package a generated record of a library
+// sglang runs on is raised in ("flashinfer" for flashinfer-src/…), or ""
+// for sglang's own.
+func (r *Record) Library() string {
+	if r.Gen == nil || r.Where == nil || r.Where.Repo == "" || r.Where.Repo == "sgl-project/sglang" {
+		return ""
+	}
+	family, _, _ := strings.Cut(r.ID, "/")
+	if family == "sglang-src" {
+		return "" // a table learnt from a fork of sglang
+	}
+	return strings.TrimSuffix(family, "-src")
 }
 
 // ReadSites reads a table of generated records, as BuildTable writes it:

@@ -385,7 +385,13 @@ func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 		return bare(r)
 	}
 	var cause strings.Builder
-	fmt.Fprintf(&cause, "%s in %s", cmp.Or(kindPhrase[g.Kind], "sglang reports this"), cmp.Or(g.Qualname, r.Where.Function))
+	phrase := cmp.Or(kindPhrase[g.Kind], "sglang reports this")
+	lib := r.Library()
+	if lib != "" {
+		// A library sglang runs on: its code, not sglang's, raised it.
+		phrase = strings.Replace(phrase, "sglang", fmt.Sprintf("%s (%s)", lib, r.Where.Repo), 1)
+	}
+	fmt.Fprintf(&cause, "%s in %s", phrase, cmp.Or(g.Qualname, r.Where.Function))
 	fmt.Fprintf(&cause, " (%s:%d)", r.Where.File, r.Where.Line)
 	switch {
 	case g.Sites == 2:
@@ -415,8 +421,12 @@ func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 		steps = append(steps, fmt.Sprintf("Read the code that raises it: https://github.com/%s/blob/%s/%s#L%d",
 			r.Where.Repo, g.Commit, r.Where.File, r.Where.Line))
 	}
-	steps = append(steps, "Search sglang's issues for the message: https://github.com/sgl-project/sglang/issues?q="+
-		url.QueryEscape(`"`+truncate(literalPrefix(g.Template), 80)+`"`))
+	q := url.QueryEscape(`"` + truncate(literalPrefix(g.Template), 80) + `"`)
+	if lib != "" {
+		steps = append(steps, fmt.Sprintf("Search %s's issues for the message: https://github.com/%s/issues?q=%s", lib, r.Where.Repo, q),
+			"Check that the installed "+lib+" is the version your sglang release was built against (`pip list` shows it): a newer or older one may raise what sglang does not expect.")
+	}
+	steps = append(steps, "Search sglang's issues for the message: https://github.com/sgl-project/sglang/issues?q="+q)
 	return Remedy{Cause: cause.String(), Steps: steps}
 }
 

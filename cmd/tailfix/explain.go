@@ -41,6 +41,9 @@ func (c *explainCmd) Run(e *env) error {
 	if r := pack.Lookup(strings.TrimSpace(text)); r != nil {
 		return p.Record(r) // a record by id: no automaton needed
 	}
+	if r := patterns.LookupLibrary(strings.TrimSpace(text)); r != nil {
+		return p.Record(r) // a library's error, by id
+	}
 	m, err := matcher.Compile(pack)
 	if err != nil {
 		return err
