@@ -415,6 +415,8 @@ func TestNextLineJoinsTheEvent(t *testing.T) {
 		{dead + code + other, `t/dead 1-2 rank="" exc="" msg="Rank 0 scheduler is dead. Please check if there are relevant logs."` + "\n"},
 		{dead + other + code, `t/dead 1-1 rank="" exc="" msg="Rank 0 scheduler is dead. Please check if there are relevant logs."` + "\n"},
 		{dead + "[12-11 17:52:54] Exit code: -9 (see above)\n", `t/dead 1-1 rank="" exc="" msg="Rank 0 scheduler is dead. Please check if there are relevant logs."` + "\n"},
+		// A blank line may come between them (pip's "The conflict is caused by:").
+		{dead + "\n" + code + other, `t/dead 1-3 rank="" exc="" msg="Rank 0 scheduler is dead. Please check if there are relevant logs."` + "\n"},
 	}
 	for _, tt := range tests {
 		if got := brief(occurrences(t, m, tt.log, 0)); got != tt.want {

@@ -534,10 +534,11 @@ func nativeOpening(msg []byte) (string, bool) {
 const maxNextLines = 3
 
 // goesOn reports whether msg is the line a record of the event says goes
-// on with it (Match.Next).
+// on with it (Match.Next); with msg nil, whether a record of the event has
+// such a line at all.
 func (e *Engine) goesOn(ev *event, msg []byte) bool {
 	for _, h := range ev.hits {
-		if p := &e.m.pats[h.pat]; p.next != nil && p.next.Match(msg) {
+		if p := &e.m.pats[h.pat]; p.next != nil && (msg == nil || p.next.Match(msg)) {
 			return true
 		}
 	}
@@ -561,7 +562,9 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 		ev.first = keep(msg)
 		return msg, true
 	}
-	if ev.state == stRecord && ev.lines < maxNextLines && e.goesOn(ev, msg) {
+	if ev.state == stRecord && ev.lines < maxNextLines && (e.goesOn(ev, msg) || len(bytes.TrimSpace(msg)) == 0 && e.goesOn(ev, nil)) {
+		// The line a record says goes on with it, or a blank line before
+		// it ("ERROR: Cannot install …", "", "The conflict is caused by:").
 		return msg, true
 	}
 	if ev.lines >= maxEventLines || ln.Record && !tracebackRecord(ev, ln) {
