@@ -240,6 +240,12 @@ func TestStampedLevels(t *testing.T) {
 		{"2026-04-05 16:50:30,214 [INFO] sglang.srt.managers.scheduler: load done", LevelInfo, "sglang.srt.managers.scheduler: load done"},
 		{"2025-04-07T19:13:52.123Z ERROR smg::routers::http::pd_router: src/routers/pd.rs:172: boom", LevelError, "smg::routers::http::pd_router: src/routers/pd.rs:172: boom"},
 		{"2026-04-05 16:50:30,214 - a name with spaces - ERROR - x", LevelNone, ""},
+		// loguru and the loggers built like it.
+		{"2025-07-02 16:41:31 | ERROR | sglang.srt.entrypoints.engine | Received sigquit from a child process.", LevelError, "Received sigquit from a child process."},
+		{"2025-07-02 16:41:32 | ERROR | stderr |   File \"/x/flashinfer/jit/cpp_ext.py\", line 168, in run_ninja", LevelError, "  File \"/x/flashinfer/jit/cpp_ext.py\", line 168, in run_ninja"},
+		{"2025-07-02 16:41:32.118 | WARNING  | app.server:start:42 - the cache is cold", LevelWarning, "the cache is cold"},
+		{"2025-07-02 16:41:32 | INFO | a message with | bars in it", LevelInfo, "a message with | bars in it"},
+		{"2025-07-02 16:41:32 | not a level | x", LevelNone, ""},
 		// A C library's colon-separated header ending in its level.
 		{"libfabric:20117:1732963841::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider shm output empty list", LevelWarning, "fi_getinfo: provider shm output empty list"},
 		{"libfabric:20117:1732963841::efa:ep_ctrl:efa_rdm_ep_open():601<error> cannot open endpoint", LevelError, "cannot open endpoint"},

@@ -551,6 +551,9 @@ func stampedLevel(b []byte) (Level, int) {
 			return lvl, 1 + n
 		}
 	}
+	if bytes.HasPrefix(b, []byte("| ")) {
+		return pipedLevel(b)
+	}
 	if !bytes.HasPrefix(b, []byte("- ")) {
 		return LevelNone, 0
 	}
@@ -566,6 +569,35 @@ func stampedLevel(b []byte) (Level, int) {
 		return lvl, 2 + j + 3 + n
 	}
 	return LevelNone, 0
+}
+
+// pipedLevel reads the fields loguru and the loggers built like it put
+// after a timestamp, "| ERROR    | module:function:42 - msg" or
+// "| ERROR | stderr | msg": the level, padded, and a name without spaces
+// before the message.
+func pipedLevel(b []byte) (Level, int) {
+	end := bytes.Index(b[2:], []byte(" | "))
+	if end <= 0 || end > 16 {
+		return LevelNone, 0
+	}
+	lvl := LevelNone
+	field := bytes.TrimSpace(b[2 : 2+end])
+	for _, w := range levelWords {
+		if string(field) == w.word {
+			lvl = w.level
+		}
+	}
+	if lvl == LevelNone {
+		return LevelNone, 0
+	}
+	n := 2 + end + len(" | ")
+	rest := b[n:]
+	for _, sep := range []string{" | ", " - "} {
+		if j := bytes.Index(rest, []byte(sep)); j > 0 && j <= 96 && bytes.IndexByte(rest[:j], ' ') < 0 {
+			return lvl, n + j + len(sep)
+		}
+	}
+	return lvl, n
 }
 
 var levelWords = []struct {
