@@ -74,9 +74,9 @@ func TestDecidersAgreeWithTheRegex(t *testing.T) {
 			shared = append(append(shared, p.rec.Tests.Match...), p.rec.Tests.NoMatch...)
 		}
 	}
-	// Every record meets its own lines and a spread of 150 others (30 for
+	// Every record meets its own lines and a spread of 60 others (30 for
 	// a generated record: there are thousands).
-	step := max(1, len(shared)/150)
+	step := max(1, len(shared)/60)
 	var others []string
 	for i := 0; i < len(shared); i += step {
 		others = append(others, shared[i])
@@ -84,8 +84,8 @@ func TestDecidersAgreeWithTheRegex(t *testing.T) {
 	cut := 0
 	for i := range m.pats {
 		p := &m.pats[i]
-		if p.rec.Match.Regex == "" || p.lit != nil {
-			continue
+		if p.rec.Match.Regex == "" || p.lit != nil || p.gen && i%10 != 0 {
+			continue // every hand-written regex, a tenth of the thousands generated
 		}
 		re, err := regexp.Compile(p.rec.Match.Regex)
 		if err != nil {
@@ -109,7 +109,7 @@ func TestDecidersAgreeWithTheRegex(t *testing.T) {
 			}
 		}
 	}
-	if cut < 1000 {
+	if cut < 300 {
 		t.Fatalf("only %d regexes have deciders", cut)
 	}
 }

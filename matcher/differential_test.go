@@ -5,23 +5,31 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tailfix/tailfix/patterns"
 )
 
+// builtinMatcher returns the built-in pack compiled, once for all tests: a
+// Matcher is read-only once compiled, and compiling the whole pack is the
+// slowest step of the tests under the race detector.
 func builtinMatcher(t testing.TB) *Matcher {
 	t.Helper()
-	pack, err := patterns.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Compile(pack)
+	m, err := sharedBuiltin()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
+
+var sharedBuiltin = sync.OnceValues(func() (*Matcher, error) {
+	pack, err := patterns.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	return Compile(pack)
+})
 
 // naiveMatch is the reference the automaton must agree with: every record's
 // literal or regexp tried on the normalized message, one by one.
