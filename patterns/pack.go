@@ -338,6 +338,9 @@ const MaxRecordText = 256 << 10
 func (r *Record) textSize() int {
 	n := len(r.ID) + len(r.Title) + len(r.Cause) + len(r.Match.Exception) + len(r.Match.Message) + len(r.Match.Regex) + len(r.Match.Frame) +
 		len(r.Fix.Before) + len(r.Fix.After)
+	if o := r.Fix.Otherwise; o != nil {
+		n += len(o.Before) + len(o.After)
+	}
 	for _, list := range [][]string{r.Fix.Steps, r.Related, r.Follows, r.Tags, r.Tests.Match, r.Tests.NoMatch} {
 		for _, x := range list {
 			n += len(x)

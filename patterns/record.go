@@ -272,6 +272,17 @@ type Fix struct {
 	Steps  []string `yaml:"steps" json:"steps"`
 	Before string   `yaml:"before" json:"before,omitempty"`
 	After  string   `yaml:"after" json:"after,omitempty"`
+	// Otherwise is the change to show when the log's own figures rule out
+	// Before and After (a worked value they name would not help), as a
+	// weights-loading OOM rules out a lower --mem-fraction-static and asks
+	// for more GPUs instead.
+	Otherwise *Change `yaml:"otherwise" json:"otherwise,omitempty"`
+}
+
+// Change is a command-line fragment before and after a change.
+type Change struct {
+	Before string `yaml:"before" json:"before"`
+	After  string `yaml:"after" json:"after"`
 }
 
 // Tests are the record's own examples: log lines it must match and near

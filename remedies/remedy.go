@@ -52,8 +52,9 @@ func For(f *diagnose.Finding) Remedy {
 			cfg = f.Config
 		}
 		vals := &workedValues{Values: Values{Captures: f.Captures, Config: cfg}}
-		before, ownBefore := Render(r.Fix.Before, vals)
-		after, ownAfter := Render(r.Fix.After, vals)
+		change := patterns.Change{Before: r.Fix.Before, After: r.Fix.After}
+		before, ownBefore := Render(change.Before, vals)
+		after, ownAfter := Render(change.After, vals)
 		steps := make([]string, 0, len(r.Fix.Steps))
 		for _, step := range r.Fix.Steps {
 			s, _ := Render(step, vals)
@@ -61,14 +62,23 @@ func For(f *diagnose.Finding) Remedy {
 				steps = append(steps, s)
 			}
 		}
-		if vals.refuses(r.Fix.Before + r.Fix.After) {
-			// The log's own figures say this change would not help.
+		if vals.refuses(change.Before + change.After) {
+			// The log's own figures say this change would not help: the
+			// record's other change, if it has one and they allow it.
 			before, after = "", ""
+			if o := r.Fix.Otherwise; o != nil && !vals.refuses(o.Before+o.After) {
+				change = *o
+				before, ownBefore = Render(change.Before, vals)
+				after, ownAfter = Render(change.After, vals)
+				if vals.refuses(change.Before + change.After) {
+					before, after = "", ""
+				}
+			}
 		}
-		ownBefore = ownBefore && !strangerFlags(r.Fix.Before, cfg) || literalOwn(r.Fix.Before, before, cfg)
+		ownBefore = ownBefore && !strangerFlags(change.Before, cfg) || literalOwn(change.Before, before, cfg)
 		// An after with no placeholder is the change itself ("--attention-backend
 		// triton"): the user's own once the before it replaces is.
-		ownAfter = ownAfter || cfg != nil && !strings.Contains(r.Fix.After, "{")
+		ownAfter = ownAfter || cfg != nil && !strings.Contains(change.After, "{")
 		example := (before != "" || after != "") && !(ownBefore && ownAfter) && !fromCheck(f)
 		if b, a, ok := rejudged(f); ok {
 			before, after, example = b, a, false

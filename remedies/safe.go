@@ -110,6 +110,9 @@ func safeRecord(r *patterns.Record) *patterns.Record {
 	g.ID, g.Title, g.Cause = Safe(r.ID), Safe(r.Title), Safe(r.Cause)
 	g.Fix.Steps = safeAll(r.Fix.Steps)
 	g.Fix.Before, g.Fix.After = Safe(r.Fix.Before), Safe(r.Fix.After)
+	if o := r.Fix.Otherwise; o != nil {
+		g.Fix.Otherwise = &patterns.Change{Before: Safe(o.Before), After: Safe(o.After)}
+	}
 	g.Related, g.Tags = safeAll(r.Related), safeAll(r.Tags)
 	g.Match.Message, g.Match.Regex, g.Match.Exception, g.Match.Frame = Safe(r.Match.Message), Safe(r.Match.Regex), Safe(r.Match.Exception), Safe(r.Match.Frame)
 	return &g

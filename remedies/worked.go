@@ -26,6 +26,12 @@ const (
 	// contextThatFits is the --context-length one request of which fits
 	// in the KV-cache pool the start-up sized.
 	contextThatFits = "context_that_fits"
+	// tpForWeights is the --tp-size whose shards fit a GPU when an
+	// allocation failed while the weights were loading, from the
+	// allocator's message and the server's TP size and fraction. It is
+	// not applicable to any other out-of-memory: a step that names it is
+	// left out then.
+	tpForWeights = "tp_for_weights"
 )
 
 // Captures an allocator's out-of-memory message gives, by name.
@@ -33,6 +39,7 @@ const (
 	capOOMTried = "oom_tried" // "Tried to allocate 1.50 GiB"
 	capOOMFree  = "oom_free"  // "… of which 812.44 MiB is free", "97.44 MiB free"
 	capOOMTotal = "oom_total" // "total capacity of 79.19 GiB", "39.39 GiB total capacity"
+	capOOMOwn   = "oom_own"   // "Including non-PyTorch memory, this process has 14.17 GiB memory in use"
 )
 
 const (
@@ -50,6 +57,9 @@ const (
 	// minFraction is the lowest: below it, the KV cache is too small to
 	// serve and the fix lies elsewhere.
 	minFraction = 0.3
+	// othersShare is the share of a GPU other processes may hold before
+	// they, not the server's settings, are the cause of an OOM.
+	othersShare = 0.1
 )
 
 // neitherWay is what to change when the fraction fails both ways.
@@ -76,6 +86,12 @@ func (w *workedValues) Lookup(name string) (any, bool) {
 		work = w.fractionForKVPool
 	case contextThatFits:
 		work = w.contextThatFits
+	case tpForWeights:
+		if !w.loadingWeights() {
+			w.refuse(name)
+			return nil, false
+		}
+		work = w.tpForWeights
 	default:
 		return w.Values.Lookup(name)
 	}
@@ -91,14 +107,19 @@ func (w *workedValues) note(name, v, why string, ok bool) (any, bool) {
 	}
 	if !ok {
 		if why != "" {
-			if w.refused == nil {
-				w.refused = make(map[string]bool)
-			}
-			w.refused[name] = true
+			w.refuse(name)
 		}
 		return nil, false
 	}
 	return v, true
+}
+
+// refuse marks a worked value as one the log's figures rule out.
+func (w *workedValues) refuse(name string) {
+	if w.refused == nil {
+		w.refused = make(map[string]bool)
+	}
+	w.refused[name] = true
 }
 
 // refuses reports whether a template names a refused worked value.
@@ -143,7 +164,10 @@ func (w *workedValues) number(name string) (float64, bool) {
 // a spare GiB, as a share of the GPU: sglang's static share shrinks the KV
 // pool by exactly that much and leaves it to activations.
 func (w *workedValues) fractionAfterOOM() (string, string, bool) {
-	if m, ok := w.memory(); ok && m.BeforeWeights > 0 && m.AfterWeights == 0 {
+	if why, held := w.othersHold(); held {
+		return "", why, false
+	}
+	if w.loadingWeights() {
 		return "", "The allocation failed while the weights were loading (the log has `Load weight begin` and no `Load weight end`): " +
 			"the weights do not fit on the GPUs as they are split, and `--mem-fraction-static` does not change that.", false
 	}
@@ -174,6 +198,72 @@ func (w *workedValues) fractionAfterOOM() (string, string, bool) {
 	if v, _ := w.Values.Lookup(matcher.MemCapturing); v == true {
 		why += " It failed while capturing CUDA graphs (the log has `Capture cuda graph begin` and no end): fewer graph batch sizes (a lower `--cuda-graph-max-bs`) shrink the same need without shrinking the KV cache."
 	}
+	return fraction(next), why, true
+}
+
+// othersHold reports whether the allocator's message says other processes
+// hold a real share of the GPU (what is in use less this process's own):
+// then they, not the server's settings, are what to change first.
+func (w *workedValues) othersHold() (string, bool) {
+	free, ok1 := size(w.Captures[capOOMFree])
+	total, ok2 := size(w.Captures[capOOMTotal])
+	own, ok3 := size(w.Captures[capOOMOwn])
+	if !ok1 || !ok2 || !ok3 || total <= 0 || free+own > total {
+		return "", false
+	}
+	others := total - free - own
+	if others <= othersShare*total {
+		return "", false
+	}
+	return fmt.Sprintf("Other processes hold %s GiB of this %s GiB GPU (%s in use − %s of this process's): free the GPU before changing the server's settings.",
+		gib(others), gib(total), gib(total-free), gib(own)), true
+}
+
+// loadingWeights reports whether the failure came while the weights were
+// loading: the start-up logged Load weight begin and no Load weight end.
+func (w *workedValues) loadingWeights() bool {
+	m, ok := w.memory()
+	return ok && m.BeforeWeights > 0 && m.AfterWeights == 0
+}
+
+// tpForWeights scales the TP size by how far a shard overran what a GPU
+// gives the weights: at least what the GPU held when the allocation
+// failed, plus the allocation (the loading had not finished, so the shard
+// is larger still), against the fraction less the KV cache's share. TP
+// sizes are powers of two in practice (they must divide the attention
+// heads), so the next one at or above is suggested.
+func (w *workedValues) tpForWeights() (string, string, bool) {
+	tried, ok1 := size(w.Captures[capOOMTried])
+	free, ok2 := size(w.Captures[capOOMFree])
+	total, ok3 := size(w.Captures[capOOMTotal])
+	if !ok1 || !ok2 || !ok3 || total <= 0 || free > total {
+		return "", "", false
+	}
+	need := total - free + tried
+	if why, held := w.othersHold(); held {
+		return "", why, false
+	}
+	if own, ok := size(w.Captures[capOOMOwn]); ok && own < total-free {
+		need = own + tried
+	}
+	tp, ok := w.number("tp_size")
+	if !ok || tp < 1 {
+		return "", "", false
+	}
+	f, ok := w.number("mem_fraction_static")
+	if !ok || f <= kvShare || f >= 1 {
+		return "", "", false
+	}
+	budget := (f - kvShare) * total
+	scale := tp * need / budget
+	next := tp * 2
+	for next < scale {
+		next *= 2
+	}
+	why := fmt.Sprintf("Worked from the message: at TP %s a GPU held %s GiB (%s total − %s free) and asked for %s more before the weights were loaded, so a shard needs more than %s GiB; "+
+		"with `--mem-fraction-static %s` less %s for the KV cache a GPU gives the weights %s GiB → TP ≥ %s × %s / %s = %s → %s.",
+		fraction(tp), gib(total-free), gib(total), gib(free), gib(tried), gib(need),
+		fraction(f), share(kvShare), gib(budget), fraction(tp), gib(need), gib(budget), strconv.FormatFloat(scale, 'f', 2, 64), fraction(next))
 	return fraction(next), why, true
 }
 

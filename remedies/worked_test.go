@@ -38,9 +38,18 @@ func oomCaps(tried, free, total string) map[string]string {
 	return map[string]string{capOOMTried: tried, capOOMFree: free, capOOMTotal: total}
 }
 
+// ownCaps are the figures of a message that also names this process's own
+// memory.
+func ownCaps(tried, free, total, own string) map[string]string {
+	caps := oomCaps(tried, free, total)
+	caps[capOOMOwn] = own
+	return caps
+}
+
 func TestWorkedFractions(t *testing.T) {
 	started := mapConfig{"mem_fraction_static": 0.88, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 47.4}
 	loading := mapConfig{"mem_fraction_static": 0.88, matcher.MemBeforeWeights: 78.5}
+	tp4loading := mapConfig{"mem_fraction_static": 0.88, "tp_size": int64(4), matcher.MemBeforeWeights: 78.3}
 	tests := []struct {
 		name    string
 		work    string
@@ -67,6 +76,22 @@ func TestWorkedFractions(t *testing.T) {
 			Values{Captures: oomCaps("2.50 GiB", "812.44 MiB", "79.19 GiB"), Config: loading}, "", "while the weights were loading", true},
 		{"oom: more than the fraction can give", fractionAfterOOM,
 			Values{Captures: oomCaps("60.00 GiB", "1.00 GiB", "79.19 GiB"), Config: started}, "", "the peak itself must shrink", true},
+		{"oom: other processes hold the GPU", fractionAfterOOM,
+			Values{Captures: ownCaps("1.25 GiB", "402.00 MiB", "79.19 GiB", "14.17 GiB"), Config: started}, "", "Other processes hold 64.63 GiB", true},
+		{"oom: this process holds the GPU", fractionAfterOOM,
+			Values{Captures: ownCaps("2.50 GiB", "812.44 MiB", "79.19 GiB", "77.60 GiB"), Config: started}, "0.84", "1.71 GiB short", false},
+		{"weights: the next TP that fits", tpForWeights,
+			Values{Captures: oomCaps("2.00 GiB", "1.12 GiB", "79.19 GiB"), Config: tp4loading}, "8", "TP ≥ 4 × 80.07 / 65.73 = 4.87 → 8", false},
+		{"weights: far too large doubles more than once", tpForWeights,
+			Values{Captures: oomCaps("60.00 GiB", "1.12 GiB", "79.19 GiB"), Config: tp4loading}, "16", "= 8.40 → 16", false},
+		{"weights: this process's own memory is the shard", tpForWeights,
+			Values{Captures: ownCaps("2.00 GiB", "1.12 GiB", "79.19 GiB", "75.00 GiB"), Config: tp4loading}, "8", "a shard needs more than 77.00 GiB", false},
+		{"weights: other processes hold the GPU", tpForWeights,
+			Values{Captures: ownCaps("1.25 GiB", "402.00 MiB", "79.19 GiB", "14.17 GiB"), Config: tp4loading}, "", "Other processes hold", true},
+		{"weights: not while loading", tpForWeights,
+			Values{Captures: oomCaps("2.00 GiB", "1.12 GiB", "79.19 GiB"), Config: started}, "", "", true},
+		{"weights: no TP size known", tpForWeights,
+			Values{Captures: oomCaps("2.00 GiB", "1.12 GiB", "79.19 GiB"), Config: loading}, "", "", false},
 		{"kv pool: above the weights' share", fractionForKVPool,
 			Values{Config: mapConfig{"mem_fraction_static": 0.7, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 12.3}}, "0.9", "take 0.843 of the GPU", false},
 		{"kv pool: the weights leave no room at all", fractionForKVPool,
@@ -184,6 +209,42 @@ func TestWorkedContextThatFits(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("%s: %q, want %q (notes %q)", tt.name, got, tt.want, w.notes)
+		}
+	}
+}
+
+// A fix whose change the log's figures rule out shows the record's other
+// change when those figures allow it, in the server's own values.
+func TestRemedyOtherwise(t *testing.T) {
+	rec := &patterns.Record{ID: "t/oom", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"Lower it to {fraction_after_oom|mem_fraction_static-0.05|0.85}", "More GPUs: {tp_for_weights|tp_size*2|8}"},
+			Before: "--mem-fraction-static {mem_fraction_static|0.9}", After: "--mem-fraction-static {fraction_after_oom|mem_fraction_static-0.05|0.85}",
+			Otherwise: &patterns.Change{Before: "--tp-size {tp_size|4}", After: "--tp-size {tp_for_weights|tp_size*2|8}"}}}
+	tp4 := func(weightsLoaded bool) mapConfig {
+		c := mapConfig{"mem_fraction_static": 0.88, "tp_size": int64(4), matcher.MemBeforeWeights: 78.3}
+		if weightsLoaded {
+			c[matcher.MemAfterWeights] = 40.1
+		}
+		return c
+	}
+	tests := []struct {
+		name          string
+		caps          map[string]string
+		cfg           mapConfig
+		steps         []string
+		before, after string
+	}{
+		{"while loading: more GPUs", oomCaps("2.00 GiB", "1.12 GiB", "79.19 GiB"), tp4(false),
+			[]string{"More GPUs: 8"}, "--tp-size 4", "--tp-size 8"},
+		{"at run time: a lower fraction", oomCaps("2.00 GiB", "1.12 GiB", "79.19 GiB"), tp4(true),
+			[]string{"Lower it to 0.85"}, "--mem-fraction-static 0.88", "--mem-fraction-static 0.85"},
+		{"other processes hold the GPU: neither", ownCaps("2.00 GiB", "1.12 GiB", "79.19 GiB", "20.00 GiB"), tp4(false),
+			nil, "", ""},
+	}
+	for _, tt := range tests {
+		r := For(&diagnose.Finding{Record: rec, Line: 9, Captures: tt.caps, Config: tt.cfg})
+		if strings.Join(r.Steps, "|") != strings.Join(tt.steps, "|") || r.Before != tt.before || r.After != tt.after || (r.After != "" && r.Example) {
+			t.Errorf("%s: steps %q, %q → %q (example %v); want %q, %q → %q", tt.name, r.Steps, r.Before, r.After, r.Example, tt.steps, tt.before, tt.after)
 		}
 	}
 }
