@@ -164,8 +164,39 @@ func cutCloudSeverity(line []byte) (stamp, rest []byte, ok bool) {
 }
 
 // trimPlatformStamp drops an RFC 3339 timestamp that a platform put before
-// the line (kubectl logs --timestamps, docker logs -t, many log shippers).
+// the line (kubectl logs --timestamps, docker logs -t, many log shippers),
+// and the stream and tag that the container runtime's own files
+// (/var/log/pods/…/0.log, the CRI format) write after it: "stderr F ".
 func trimPlatformStamp(line []byte) []byte {
+	rest := trimStamp(line)
+	if len(rest) == len(line) {
+		return line
+	}
+	return trimCRIStream(rest)
+}
+
+// trimCRIStream drops the stream and tag of a CRI log line, "stdout F " or
+// "stderr P ". A P line is a part of a longer line the runtime split; its
+// parts are read as lines of their own.
+func trimCRIStream(rest []byte) []byte {
+	const n = len("stdout F ")
+	if len(rest) < n-1 || rest[6] != ' ' || (rest[7] != 'F' && rest[7] != 'P') {
+		return rest
+	}
+	if s := string(rest[:6]); s != "stdout" && s != "stderr" {
+		return rest
+	}
+	if len(rest) == n-1 {
+		return rest[n-1:] // an empty line
+	}
+	if rest[8] != ' ' {
+		return rest
+	}
+	return rest[n:]
+}
+
+// trimStamp drops an RFC 3339 timestamp and the space or tab after it.
+func trimStamp(line []byte) []byte {
 	const n = len("2006-01-02T15:04:05")
 	if len(line) <= n || line[10] != 'T' || !isStampSep(line[:n], 'T') {
 		return line

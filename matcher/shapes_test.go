@@ -23,6 +23,11 @@ func TestParseLine(t *testing.T) {
 		{name: "continuation", in: "  File \"a.py\", line 1, in f", msg: "  File \"a.py\", line 1, in f"},
 		{name: "kubectl timestamp", in: "2026-11-29T10:15:02.123456789Z [2026-11-29 10:15:02 TP0] x", time: "2026-11-29 10:15:02", ranks: "TP0", record: true, msg: "x"},
 		{name: "kubectl timestamp on a continuation", in: "2026-11-29T10:15:02.123456789Z   File \"a.py\", line 1", msg: "  File \"a.py\", line 1"},
+		{name: "the container runtime's file (CRI)", in: "2026-11-29T10:15:02.123456789Z stderr F [2026-11-29 10:15:02 TP0] x", time: "2026-11-29 10:15:02", ranks: "TP0", record: true, msg: "x"},
+		{name: "CRI continuation", in: "2026-11-29T10:15:02.123456789Z stderr F   File \"a.py\", line 1", msg: "  File \"a.py\", line 1"},
+		{name: "CRI part of a split line", in: "2026-11-29T10:15:02.123456789Z stdout P ValueError: x", msg: "ValueError: x"},
+		{name: "CRI empty line", in: "2026-11-29T10:15:02.123456789Z stderr F", msg: ""},
+		{name: "a word after a timestamp that is no CRI stream", in: "2026-11-29T10:15:02Z stderrF x", msg: "stderrF x"},
 		{name: "timestamp with offset", in: "2026-11-29T10:15:02+01:00 ValueError: x", msg: "ValueError: x"},
 		{name: "an export's timestamp and a tab", in: "2026-11-29T10:15:02+08:00\t[2026-11-29 02:15:02 DP7 TP7] x", time: "2026-11-29 02:15:02", ranks: "DP7 TP7", record: true, msg: "x"},
 		{name: "a Cloud Logging export: its severity is the stream's", in: "ERROR 2026-03-14T06:20:31Z {} [2026-03-14 06:20:29 TP0] Decode batch, #running-req: 3", time: "2026-03-14 06:20:29", ranks: "TP0", record: true, msg: "Decode batch, #running-req: 3"},
@@ -88,6 +93,15 @@ func TestEngineShapes(t *testing.T) {
 				"[rank1]: torch.distributed.DistBackendError: NCCL error: remote process exited\n",
 			want: `t/oom 1-5 rank="rank0" exc="torch.OutOfMemoryError" msg="CUDA out of memory. Tried to allocate 2.00 GiB."` + "\n" +
 				`unknown/traceback 2-6 rank="rank1" exc="torch.distributed.DistBackendError" msg="NCCL error: remote process exited"` + "\n",
+		},
+		{
+			name: "a pod's log file as the container runtime writes it (CRI)",
+			log: "2026-11-29T10:15:02.000000001Z stderr F [2026-11-29 10:15:02 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" +
+				"2026-11-29T10:15:02.000000002Z stderr F   File \"a.py\", line 1, in f\n" +
+				"2026-11-29T10:15:02.000000003Z stderr F     g()\n" +
+				"2026-11-29T10:15:02.000000004Z stderr F RuntimeError: CUDA error: out of memory\n" +
+				"2026-11-29T10:15:02.000000005Z stderr F\n",
+			want: `t/oom 1-4 rank="TP0" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
 		},
 		{
 			name: "compose services keep their records apart",
