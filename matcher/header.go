@@ -494,6 +494,20 @@ func contentStart(b []byte) int {
 	if i := bytes.Index(w, []byte("usage: ")); i > 0 && isBlankByte(w[i-1]) && usageRE.Match(b[i:]) {
 		take(i)
 	}
+	// sglang's own header before any of those ("… [TP0] Scheduler hit
+	// an exception: Traceback …") starts the content, not what it says.
+	for off := 0; off < len(w); {
+		i := afterBlank(w[off:], "[")
+		if i < 0 {
+			break
+		}
+		i += off
+		if h, _ := SplitHeader(b[i:]); len(h.Time) > 0 || len(h.Ranks) > 0 {
+			take(i)
+			break
+		}
+		off = i + 1
+	}
 	if best < 0 {
 		take(recordStart(b))
 	}

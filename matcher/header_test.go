@@ -137,6 +137,16 @@ var headerShapes = []struct {
 		want: `unknown/traceback 1-7 rank="" time="2026-03-14T06:20:31Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
+		name: "kubectl's pod prefix before sglang's header of ranks alone",
+		log: lines(
+			"[pod/sglang-0/sglang] [TP0] Scheduler hit an exception: Traceback (most recent call last):",
+			`[pod/sglang-0/sglang]   File "/opt/app/loader.py", line 88, in load_weights`,
+			"[pod/sglang-0/sglang]     param = params_dict[name]",
+			"[pod/sglang-0/sglang] KeyError: 'lm_head.weight_scale'",
+		),
+		want: `unknown/traceback 1-4 rank="TP0" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
 		name: "tensorrt-llm",
 		log:  prefixed("[03/14/2026-06:20:31] [TRT-LLM] [RANK 3] [E] ", keyErrorTB...),
 		want: `unknown/traceback 1-5 rank="rank3" time="03/14/2026-06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
