@@ -489,6 +489,13 @@ func contentStart(b []byte) int {
 			take(i)
 		}
 	}
+	// A native crash's first line: the rest of its report follows
+	// unprefixed or as frames.
+	for _, opener := range nativeOpeners {
+		if i := afterBlank(w, opener); i > 0 {
+			take(i)
+		}
+	}
 	// argparse's usage after a header that ends in a space or a tab (a
 	// Loki export's labels).
 	if i := bytes.Index(w, []byte("usage: ")); i > 0 && isBlankByte(w[i-1]) && usageRE.Match(b[i:]) {
@@ -513,6 +520,9 @@ func contentStart(b []byte) int {
 	}
 	return best
 }
+
+// nativeOpeners start the first line of a native crash's report.
+var nativeOpeners = [...]string{"Fatal Python error: ", "!!!!!!! Segfault encountered", "*** SIGSEGV", "*** SIGABRT", "*** Aborted at", "terminate called "}
 
 // afterBlank returns where the first s that follows a space or a tab
 // starts in b, or -1.

@@ -147,6 +147,16 @@ var headerShapes = []struct {
 		want: `unknown/traceback 1-4 rank="TP0" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
+		name: "a native crash's report under stern's prefix",
+		log: lines(
+			"sglang-7d9f-x2 sglang Fatal Python error: Segmentation fault",
+			"sglang-7d9f-x2 sglang ",
+			"sglang-7d9f-x2 sglang Thread 0x00007f3a (most recent call first):",
+			`sglang-7d9f-x2 sglang   File "/opt/app/loader.py", line 88 in load_weights`,
+		),
+		want: `unknown/error 1-4 rank="" time="" exc="" msg="Fatal Python error: Segmentation fault"` + "\n",
+	},
+	{
 		name: "tensorrt-llm",
 		log:  prefixed("[03/14/2026-06:20:31] [TRT-LLM] [RANK 3] [E] ", keyErrorTB...),
 		want: `unknown/traceback 1-5 rank="rank3" time="03/14/2026-06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
