@@ -591,10 +591,14 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 			dst = append(dst, candidate{lineStart, o})
 		}
 	}
+	unsorted := false
+	dst, scratch, unsorted = m.jsonCandidates(block, dst, scratch)
 	if bytes.IndexByte(block, 0x1b) < 0 {
+		if unsorted {
+			sortCandidates(dst)
+		}
 		return dst, scratch
 	}
-	unsorted := false
 	for off := 0; ; {
 		i := bytes.IndexByte(block[off:], 0x1b)
 		if i < 0 {
@@ -616,6 +620,36 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 		sortCandidates(dst)
 	}
 	return dst, scratch
+}
+
+// jsonCandidates appends the candidates of the JSON-structured lines of a
+// block whose message has escapes: a needle with a quote, a backslash or a
+// tab ("File \"") is found in the message's text, not in its escaped form.
+// It reports whether it appended any.
+func (m *Matcher) jsonCandidates(block []byte, dst []candidate, scratch []byte) ([]candidate, []byte, bool) {
+	added := false
+	for off := 0; off < len(block); {
+		i := bytes.IndexByte(block[off:], '\\')
+		if i < 0 {
+			break
+		}
+		start := bytes.LastIndexByte(block[:off+i], '\n') + 1
+		end := off + i + lineLen(block[off+i:])
+		off = end + 1
+		var j jsonLine
+		msg, ok := j.parse(block[start:end])
+		if !ok || bytes.IndexByte(msg, '\\') < 0 {
+			continue
+		}
+		scratch = unescapeJSON(scratch[:0], msg)
+		for _, h := range m.ac.FindAllOverlapping(scratch) {
+			for _, o := range m.owners[h.PatternID] {
+				dst = append(dst, candidate{start, o})
+				added = true
+			}
+		}
+	}
+	return dst, scratch, added
 }
 
 // lineLen returns the length of the line at the start of b, without its newline.

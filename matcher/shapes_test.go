@@ -104,6 +104,13 @@ func TestEngineShapes(t *testing.T) {
 			want: `t/oom 1-4 rank="TP0" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
 		},
 		{
+			name: "docker's json-file: a frame's escaped quotes still open the traceback",
+			log: `{"log":"  File \"/opt/app/loader.py\", line 88, in load_weights\n","stream":"stderr","time":"2026-11-29T10:15:02.1Z"}` + "\n" +
+				`{"log":"    param = params_dict[name]\n","stream":"stderr","time":"2026-11-29T10:15:02.2Z"}` + "\n" +
+				`{"log":"KeyError: 'lm_head.weight_scale'\n","stream":"stderr","time":"2026-11-29T10:15:02.3Z"}` + "\n",
+			want: `unknown/traceback 1-3 rank="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		},
+		{
 			name: "compose services keep their records apart",
 			log: "p-0  | [2026-11-29 10:15:02 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" +
 				"d-0  | [2026-11-29 10:15:02] Decode batch, #running-req: 1\n" +
