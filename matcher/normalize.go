@@ -6,14 +6,44 @@ import "bytes"
 // newline) and returns the extended buffer. The view drops ANSI escape
 // sequences, a trailing CR, and everything up to the last CR that has text
 // after it: a progress bar redrawn with CR shows only its final state, as in
-// a terminal. Invalid UTF-8 and NUL bytes pass through unchanged.
+// a terminal. A prefix that a collector put before the bar's first state
+// ("0: ", "host python[7]: ") stays before its last one. Invalid UTF-8 and
+// NUL bytes pass through unchanged.
 //
 // Normalize does not allocate when dst has room for the line.
 func Normalize(dst, raw []byte) []byte {
 	raw = bytes.TrimSuffix(raw, []byte{'\r'})
 	if i := bytes.LastIndexByte(raw, '\r'); i >= 0 {
-		raw = raw[i+1:]
+		first, last := raw[:bytes.IndexByte(raw, '\r')], raw[i+1:]
+		raw = last
+		if p := redrawPrefix(first, last); p > 0 {
+			dst = normalizeEsc(dst, first[:p])
+		}
 	}
+	return normalizeEsc(dst, raw)
+}
+
+// redrawPrefix returns the length of the collector's prefix ("0: ",
+// "host python[7]: ") that only a progress bar's first state carries, in
+// the text before a line's first CR: all of it when it ends in a space and
+// states no progress (the bar started right after the CR), or what comes
+// before the start of the bar's last state. It returns 0 when there is
+// none.
+func redrawPrefix(first, last []byte) int {
+	const probe = 8 // enough of a bar's description to find it again
+	switch {
+	case len(first) == 0 || len(last) == 0:
+		return 0
+	case first[len(first)-1] == ' ' && len(bytes.TrimSpace(first)) > 0 && bytes.IndexByte(first, '%') < 0:
+		return len(first)
+	case len(last) < 3:
+		return 0
+	}
+	return max(bytes.Index(first, last[:min(probe, len(last))]), 0)
+}
+
+// normalizeEsc appends raw to dst without its ANSI escape sequences.
+func normalizeEsc(dst, raw []byte) []byte {
 	if bytes.IndexByte(raw, 0x1b) < 0 {
 		return append(dst, raw...)
 	}
