@@ -19,6 +19,7 @@
 package diagnose
 
 import (
+	"cmp"
 	"io"
 	"slices"
 	"sync"
@@ -459,6 +460,30 @@ func markReady(fs []*Finding, g []*Source) {
 	}
 }
 
+// inInput gives findings, which count lines in reading order, the lines
+// they have in their inputs: an export read newest line first numbers them
+// the other way round.
+func inInput(fs []*Finding, g []*Source) {
+	for _, f := range fs {
+		for _, in := range g {
+			if in.idx != f.src {
+				continue
+			}
+			f.Line, f.EndLine = in.eng.InputLines(f.Line, f.EndLine)
+			if len(f.Spans) == 0 {
+				break
+			}
+			spans := make([]Span, len(f.Spans))
+			for i, sp := range f.Spans {
+				spans[i].Line, spans[i].EndLine = in.eng.InputLines(sp.Line, sp.EndLine)
+			}
+			slices.SortFunc(spans, func(a, b Span) int { return cmp.Compare(a.Line, b.Line) })
+			f.Spans = spans
+			break
+		}
+	}
+}
+
 // Report is the diagnosis of inputs that belong together.
 type Report struct {
 	// Sources names the inputs, in the order they were added.
@@ -489,6 +514,7 @@ func (s *Session) Reports() []Report {
 			r.Dropped += in.corr.dropped
 		}
 		order(r.Findings)
+		inInput(r.Findings, g)
 		out = append(out, r)
 	}
 	return out

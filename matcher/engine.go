@@ -199,6 +199,10 @@ type Engine struct {
 	wrapRank   []byte
 	joined     []byte
 
+	// reversed counts the lines of a newest-first export that Scan read
+	// oldest line first, or is 0.
+	reversed int64
+
 	// The learnt header, the lines held back while one is judged, and the
 	// starts of the last lines, for a proposal to read back.
 	recent    recentLines
@@ -306,6 +310,7 @@ func (e *Engine) feedLines(block []byte, cands []candidate) {
 			if next > pos {
 				e.line += int64(bytes.Count(block[pos:next], newline))
 				e.recent.skipped(block[pos:next])
+				e.spacing.skipped(block[pos:next], e.line)
 				pos = next
 				if pos >= len(block) {
 					return

@@ -27,29 +27,35 @@ type job struct {
 // the engine consumes them in order; memory stays bounded by the number of
 // blocks in flight. A read error is returned as is, after the lines read
 // before it have been processed. An export that lists its newest line
-// first is read oldest line first (see newestFirst); occurrences keep
-// their lines in the input.
+// first is read oldest line first (see newestFirst): occurrences number
+// their lines in reading order, and InputLines gives their lines in the
+// input.
 func (e *Engine) Scan(r io.Reader) error {
 	br := bufio.NewReaderSize(r, sniffSize)
 	head, _ := br.Peek(sniffSize)
+	e.spacing.whole = doubleSpaced(head)
 	if !newestFirst(head) {
 		return e.scan(br)
 	}
 	// An export that lists the newest line first (a log console's
-	// download): read it whole, oldest line first, and give each
-	// occurrence the lines it has in the input.
+	// download): read it whole, oldest line first.
 	data, err := io.ReadAll(io.LimitReader(br, maxReversed+1))
 	if len(data) > maxReversed {
 		return cmp.Or(e.scan(io.MultiReader(bytes.NewReader(data), br)), err)
 	}
 	rev, n := reverseLines(data)
-	emit := e.emit
-	e.emit = func(o Occurrence) {
-		o.Line, o.EndLine = n+1-o.EndLine, n+1-o.Line
-		emit(o)
-	}
-	defer func() { e.emit = emit }()
+	e.reversed = n
 	return cmp.Or(e.scan(bytes.NewReader(rev)), err)
+}
+
+// InputLines returns the lines in the input of an occurrence's lines, which
+// count in reading order: the same, unless Scan read a newest-first export
+// oldest line first.
+func (e *Engine) InputLines(line, end int64) (int64, int64) {
+	if e.reversed == 0 {
+		return line, end
+	}
+	return e.reversed + 1 - end, e.reversed + 1 - line
 }
 
 // sniffSize is how much of an input Scan reads first to tell whether it
