@@ -71,6 +71,18 @@ var shapes = []shape{
 		}
 		return "> " + s + "\n"
 	}},
+	{name: "indented", line: func(_ int, s string) string {
+		return "    " + s + "\n"
+	}},
+	{name: "ray-actor", line: func(_ int, s string) string {
+		return "(SGLangEngine pid=2271, ip=10.0.3.7) " + s + "\n"
+	}},
+	{name: "quoted-double-spaced", line: func(_ int, s string) string {
+		if s == "" {
+			return ">\n>\n"
+		}
+		return "> " + s + "\n>\n"
+	}},
 	{name: "double-spaced", line: func(_ int, s string) string {
 		return s + "\n\n"
 	}},

@@ -1119,6 +1119,8 @@ func (e *Engine) closeEvent(i int) {
 	}
 	for g := range groups {
 		if o, ok := e.occurrence(ev, g, groups > 1); ok {
+			// A paste indented as a whole indents every message.
+			o.Message = strings.TrimLeft(o.Message, " \t")
 			e.emit(o)
 		}
 	}
