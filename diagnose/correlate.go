@@ -345,7 +345,8 @@ const wrapperGap = 3
 // following from it. A line no record knows that says something failed,
 // right before or after a known cause ("EZ9999: Inner Error!" before the
 // line that names the error), is part of that incident, and follows from
-// it too.
+// it too; so does an error no record knows that comes as the server goes
+// down after a known cause (inTeardown).
 func link(sorted []*Finding) {
 	for _, w := range sorted {
 		unknown := w.Record == nil && w.ID == matcher.UnknownError
@@ -367,6 +368,11 @@ func link(sorted []*Finding) {
 			}
 			w.RootCause = false
 			break
+		}
+	}
+	for _, u := range sorted {
+		if u.Record == nil && u.RootCause && inTeardown(sorted, u) {
+			u.RootCause = false
 		}
 	}
 	// A router's or an HTTP response's error yields to the servers' own:
@@ -425,6 +431,31 @@ func link(sorted []*Finding) {
 		}
 	}
 	quiet(sorted)
+}
+
+// teardownGap is how soon after the first sign of a server going down (a
+// symptom of a known cause) an error no record knows is read as part of
+// the teardown: a thread's or a rank's traceback as the processes are
+// killed, not the start of a run after a restart.
+const teardownGap = 60
+
+// inTeardown reports whether u, an error no record knows, came while the
+// server was going down after a known cause: soon after a symptom of it
+// (the SIGQUIT that tears the processes down, a rank killed) in the same
+// input, the cause before that symptom.
+func inTeardown(sorted []*Finding, u *Finding) bool {
+	for _, y := range sorted {
+		if y.src != u.src || y.Record == nil || y.Record.Role != patterns.RoleSymptom || y.Line >= u.Line || u.Line-y.EndLine > teardownGap {
+			continue
+		}
+		for _, c := range sorted {
+			if c.src == u.src && c.Line < y.Line && c.Record != nil && c.RootCause && !c.Partial && !c.wrapper && !c.downstream &&
+				c.Severity >= patterns.SeverityError {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // quiet takes below error level what the log itself shows did not stop

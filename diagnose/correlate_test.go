@@ -361,6 +361,44 @@ func TestUnknownErrorNextToAKnownCause(t *testing.T) {
 	}
 }
 
+// An error no record knows that comes as the server goes down after a
+// known cause (a thread's traceback once the SIGQUIT tore the processes
+// down) follows from that cause; one long after, or with no known cause
+// before the teardown, is a cause of its own.
+func TestUnknownErrorInTheTeardown(t *testing.T) {
+	known := &patterns.Record{ID: "known", Severity: patterns.SeverityError}
+	symptom := &patterns.Record{ID: "sigquit", Severity: patterns.SeverityError, Role: patterns.RoleSymptom}
+	tests := []struct {
+		name        string
+		causeLine   int64
+		causeRecord bool
+		unknownLine int64
+		wantRoot    bool
+	}{
+		{"soon after the teardown began", 10, true, 60, false},
+		{"long after, a run of its own", 10, true, 200, true},
+		{"before the teardown", 10, true, 45, true},
+		{"no known cause before the teardown", 10, false, 60, true},
+		{"the cause after the symptom", 55, true, 60, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Finding{ID: "known", key: "known", Line: tt.causeLine, EndLine: tt.causeLine + 5, Severity: patterns.SeverityError, RootCause: true}
+			if tt.causeRecord {
+				c.Record = known
+			} else {
+				c.ID, c.key = matcher.UnknownTraceback, "u0"
+			}
+			y := &Finding{ID: "sigquit", key: "sigquit", Record: symptom, Line: 50, EndLine: 50, Severity: patterns.SeverityError}
+			u := &Finding{ID: matcher.UnknownTraceback, key: "u", Exception: "zmq.error.ContextTerminated", Line: tt.unknownLine, EndLine: tt.unknownLine + 8, Severity: patterns.SeverityError, RootCause: true}
+			order([]*Finding{c, y, u})
+			if u.RootCause != tt.wantRoot {
+				t.Errorf("root cause %v, want %v (symptom of %q)", u.RootCause, tt.wantRoot, u.SymptomOf)
+			}
+		})
+	}
+}
+
 // After a stop that was asked for, the children ending and the SIGQUIT
 // after them are the shutdown; an error of their own between the stop and
 // them keeps them errors.
