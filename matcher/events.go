@@ -749,9 +749,10 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 			if ev.frameIndent == 0 {
 				ev.frameIndent = margin
 			}
-		case margin < ev.frameIndent && endsTraceback(t):
-			// Less indented than the frames: the exception line of a
-			// traceback pasted with a margin on every line.
+		case margin <= ev.frameIndent && endsTraceback(t):
+			// No more indented than the frames, where only frames go:
+			// the exception line of a traceback pasted with a margin on
+			// every line, or with the frames' indentation.
 			msg, indented = t, false
 		}
 	}
@@ -1121,6 +1122,12 @@ func (e *Engine) closeEvent(i int) {
 		if o, ok := e.occurrence(ev, g, groups > 1); ok {
 			// A paste indented as a whole indents every message.
 			o.Message = strings.TrimLeft(o.Message, " \t")
+			if o.Message == "" && o.Exception != "" && !strings.HasPrefix(ev.lastCode, "raise ") {
+				// An exception with no message of its own (a bare
+				// assert): the source line that raised it says what,
+				// unless it only raises the class again.
+				o.Message = ev.lastCode
+			}
 			e.emit(o)
 		}
 	}

@@ -111,6 +111,24 @@ func TestEngineShapes(t *testing.T) {
 			want: `unknown/traceback 1-3 rank="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 		},
 		{
+			name: "an exception line at the frames' indentation ends the traceback",
+			log: "File \"s/batch.py\", line 2654, in _force_track\n" +
+				"      x = f(y)\n" +
+				"  File \"s/batch.py\", line 2660, in f\n" +
+				"      assert i % chunk_size == 0\n" +
+				"             ^^^^^^^^^^^^^^^^^^^\n" +
+				"  AssertionError\n",
+			want: `unknown/traceback 1-6 rank="" exc="AssertionError" msg="assert i % chunk_size == 0"` + "\n",
+		},
+		{
+			name: "a bare assert says what failed in the line that raised it",
+			log: "Traceback (most recent call last):\n" +
+				"  File \"/x/gemm.py\", line 167, in gemm\n" +
+				"    assert n % 64 == 0 and k % 128 == 0\n" +
+				"AssertionError\n",
+			want: `unknown/traceback 1-4 rank="" exc="AssertionError" msg="assert n % 64 == 0 and k % 128 == 0"` + "\n",
+		},
+		{
 			name: "compose services keep their records apart",
 			log: "p-0  | [2026-11-29 10:15:02 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" +
 				"d-0  | [2026-11-29 10:15:02] Decode batch, #running-req: 1\n" +
