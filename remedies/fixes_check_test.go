@@ -1,7 +1,6 @@
 package remedies
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -9,47 +8,7 @@ import (
 	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/launch"
 	"github.com/tailfix/tailfix/patterns"
-	"github.com/tailfix/tailfix/pyrepr"
 )
-
-// deployments are server configurations of several shapes, as sglang logs
-// them: the server_args lines of fixture logs, and a DP-attention server
-// with expert parallelism made from one of them.
-func deployments(t *testing.T) map[string]*pyrepr.ServerArgs {
-	t.Helper()
-	out := map[string]*pyrepr.ServerArgs{}
-	for name, file := range map[string]string{
-		"one GPU":                 "port-in-use.log",
-		"TP4":                     "oom-tp4-sigquit.log",
-		"TP8":                     "healthy-tp8-startup.log",
-		"PD prefill, PP2":         "pd-prefill-minimax-pp2-mooncake.log",
-		"PD decode, TP4":          "pd-decode-minimax-tp4.log",
-		"PD prefill, TP8":         "pd-prefill-minimax-hetero-tp.log",
-		"TP4, KV pool too small":  "kv-pool-not-enough-memory.log",
-		"TP2, CUDA graph capture": "cuda-graph-capture-oom.log",
-	} {
-		data, err := os.ReadFile("../testdata/logs/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		i := strings.Index(string(data), "server_args=ServerArgs(")
-		if i < 0 {
-			t.Fatalf("%s: no server_args line", file)
-		}
-		line, _, _ := strings.Cut(string(data[i:]), "\n")
-		a := pyrepr.ParseServerArgs(strings.TrimPrefix(line, "server_args="))
-		if !a.Complete || len(a.Fields) < 20 {
-			t.Fatalf("%s: %d fields read, complete %v", file, len(a.Fields), a.Complete)
-		}
-		out[name] = a
-	}
-	dpa := pyrepr.ParseServerArgs(out["TP8"].Repr())
-	for k, v := range map[string]any{"dp_size": int64(8), "enable_dp_attention": true, "ep_size": int64(8), "moe_a2a_backend": "deepep"} {
-		dpa.Fields[k] = v
-	}
-	out["TP8, DP attention, EP8"] = dpa
-	return out
-}
 
 // Every hand-written fix, rendered in the values of servers of several
 // shapes, passes check: its flags exist, its values are among their
