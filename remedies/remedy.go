@@ -311,7 +311,7 @@ func literalOwn(tmpl, rendered string, cfg Config) bool {
 		return false
 	}
 	args := launch.FixArgs(rendered, table)
-	if len(args) == 0 || len(strings.Fields(rendered)) != len(args) {
+	if len(args) == 0 || len(strings.Fields(commentRE.ReplaceAllString(rendered, " "))) != len(args) {
 		return false // another program's command, or words that are not flags
 	}
 	for i := 0; i < len(args); i++ {
@@ -343,6 +343,10 @@ func literalOwn(tmpl, rendered string, cfg Config) bool {
 	}
 	return true
 }
+
+// commentRE finds a comment in parentheses in a fix's command line
+// ("(mooncake over TCP, 0.3.7)"): words about it, not part of it.
+var commentRE = regexp.MustCompile(`\([^()]*\)`)
 
 // strangerFlags reports whether a before template writes a flag's value
 // as a literal that is not the server's own: the configuration knows the
