@@ -258,10 +258,6 @@ var (
 	fieldRE  = regexp.MustCompile(`^\s*[a-z_][a-z0-9_.]*\s*$`)
 )
 
-// nameRE is a value that names something (EAGLE, qwen25), not a size, a
-// path or an address.
-var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
-
 // unsetOnly marks an implied setting that applies only where the server
 // leaves the field unset.
 const unsetOnly = "?"
