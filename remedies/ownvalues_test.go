@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tailfix/tailfix/diagnose"
@@ -23,8 +24,7 @@ import (
 // adapters made from them. Each is
 // real-shaped: like sglang's own line it has every field of the flag
 // table, those the fixture does not give at their defaults.
-func deployments(t testing.TB) map[string]*pyrepr.ServerArgs {
-	t.Helper()
+func readDeployments() (map[string]*pyrepr.ServerArgs, error) {
 	out := map[string]*pyrepr.ServerArgs{}
 	for name, file := range map[string]string{
 		"one GPU":                       "port-in-use.log",
@@ -41,16 +41,16 @@ func deployments(t testing.TB) map[string]*pyrepr.ServerArgs {
 	} {
 		data, err := os.ReadFile("../testdata/logs/" + file)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		i := strings.Index(string(data), "server_args=ServerArgs(")
 		if i < 0 {
-			t.Fatalf("%s: no server_args line", file)
+			return nil, fmt.Errorf("%s: no server_args line", file)
 		}
 		line, _, _ := strings.Cut(string(data[i:]), "\n")
 		a := pyrepr.ParseServerArgs(strings.TrimPrefix(line, "server_args="))
 		if !a.Complete || len(a.Fields) < 20 {
-			t.Fatalf("%s: %d fields read, complete %v", file, len(a.Fields), a.Complete)
+			return nil, fmt.Errorf("%s: %d fields read, complete %v", file, len(a.Fields), a.Complete)
 		}
 		out[name] = a
 	}
@@ -75,7 +75,7 @@ func deployments(t testing.TB) map[string]*pyrepr.ServerArgs {
 	})
 	table, err := patterns.Flags()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	for _, a := range out {
 		// What sglang resolves before it prints the line, when the
@@ -99,7 +99,16 @@ func deployments(t testing.TB) map[string]*pyrepr.ServerArgs {
 			a.Order = append(a.Order, fl.Dest)
 		}
 	}
-	return out
+	return out, nil
+}
+
+func deployments(t testing.TB) map[string]*pyrepr.ServerArgs {
+	t.Helper()
+	deps, err := readDeployments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return deps
 }
 
 // with is a copy of a configuration with some fields set.
@@ -155,15 +164,7 @@ func pyValue(v any) any {
 // launch command (its before or after passes sglang's flags and no
 // other's), and how many carry a before/after that changes something
 // else (a variable, code, a package, another server's flags).
-func launchFixes(t testing.TB) (recs []*patterns.Record, other int) {
-	pack, err := patterns.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	table, err := patterns.Flags()
-	if err != nil {
-		t.Fatal(err)
-	}
+func launchFixes(pack *patterns.Pack, table *patterns.FlagTable) (recs []*patterns.Record, other int) {
 	for _, r := range pack.Records {
 		if r.Gen != nil || r.Fix.Before == "" && r.Fix.After == "" {
 			continue
@@ -265,12 +266,11 @@ const unsetOnly = "?"
 // diagnoseOwnLine diagnoses one of the record's own test lines in the log
 // of a server with a configuration and returns the finding of the
 // record, or nil when none of its lines gives one.
-func diagnoseOwnLine(t testing.TB, m *matcher.Matcher, r *patterns.Record, cfg matcher.Config) *diagnose.Finding {
-	t.Helper()
+func diagnoseOwnLine(m *matcher.Matcher, r *patterns.Record, cfg matcher.Config) *diagnose.Finding {
 	for _, line := range r.Tests.Match {
 		s := diagnose.New(m, diagnose.Options{})
 		if err := s.Add("server.log", diagnose.SourceOptions{Known: cfg}).Scan(strings.NewReader(line + "\n")); err != nil {
-			t.Fatal(err)
+			return nil
 		}
 		for _, f := range s.Findings() {
 			if f.ID == r.ID {
@@ -281,6 +281,58 @@ func diagnoseOwnLine(t testing.TB, m *matcher.Matcher, r *patterns.Record, cfg m
 	return nil
 }
 
+// ownRender is a hand-written launch fix rendered for one deployment.
+type ownRender struct {
+	rec  *patterns.Record
+	dep  string
+	cfg  matcher.Config // the deployment with the settings the error implies
+	f    *diagnose.Finding
+	rem  Remedy
+	seen bool // the record's own line gave its finding
+}
+
+// ownRenders renders every hand-written launch fix for every deployment,
+// once for the tests that judge them: diagnosed from the record's own
+// error line where that gives the record's finding, as a bare finding of
+// the record otherwise.
+var ownRenders = sync.OnceValues(func() ([]ownRender, error) {
+	pack, err := patterns.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	m, err := matcher.Compile(pack)
+	if err != nil {
+		return nil, err
+	}
+	table, err := patterns.Flags()
+	if err != nil {
+		return nil, err
+	}
+	deps, err := readDeployments()
+	if err != nil {
+		return nil, err
+	}
+	recs, _ := launchFixes(pack, table)
+	names := make([]string, 0, len(deps))
+	for name := range deps {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var out []ownRender
+	for _, r := range recs {
+		set := impliedBy(r.Fix.Before, table)
+		for _, name := range names {
+			cfg := implied{deps[name], set}
+			f, seen := diagnoseOwnLine(m, r, cfg), true
+			if f == nil {
+				f, seen = &diagnose.Finding{ID: r.ID, Record: r, Config: cfg}, false
+			}
+			out = append(out, ownRender{r, name, cfg, f, For(f), seen})
+		}
+	}
+	return out, nil
+})
+
 // Every hand-written fix that changes a launch command shows the
 // server's own values, not an example: on the log of a server of one of
 // several shapes, with the settings the error implies, and the record's
@@ -288,11 +340,11 @@ func diagnoseOwnLine(t testing.TB, m *matcher.Matcher, r *patterns.Record, cfg m
 // server's values, overall and on every shape. The misses are logged.
 func TestFixesInOwnValues(t *testing.T) {
 	const want = 0.90
-	pack, err := patterns.Builtin()
+	renders, err := ownRenders()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := matcher.Compile(pack)
+	pack, err := patterns.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,37 +352,33 @@ func TestFixesInOwnValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	recs, other := launchFixes(pack, table)
 	deps := deployments(t)
 	names := make([]string, 0, len(deps))
 	for name := range deps {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	recs, other := launchFixes(t)
 	own := map[string]int{}
 	judged := map[string]int{}
 	misses := map[string][]string{}
 	undiagnosed, withheld := 0, 0
-	for _, r := range recs {
-		set := impliedBy(r.Fix.Before, table)
-		for _, name := range names {
-			f := diagnoseOwnLine(t, m, r, implied{deps[name], set})
-			if f == nil {
-				undiagnosed++
-				continue
-			}
-			rem := For(f)
-			if rem.Before == "" && rem.After == "" {
-				withheld++ // the log's figures rule the change out, and the remedy says why
-				continue
-			}
-			judged[name]++
-			if !rem.Example {
-				own[name]++
-				continue
-			}
-			misses[r.ID] = append(misses[r.ID], fmt.Sprintf("%s: %q → %q", name, rem.Before, rem.After))
+	for _, x := range renders {
+		rem, name := x.rem, x.dep
+		switch {
+		case !x.seen:
+			undiagnosed++
+			continue
+		case rem.Before == "" && rem.After == "":
+			withheld++ // the log's figures rule the change out, and the remedy says why
+			continue
 		}
+		judged[name]++
+		if !rem.Example {
+			own[name]++
+			continue
+		}
+		misses[x.rec.ID] = append(misses[x.rec.ID], fmt.Sprintf("%s: %q → %q", name, rem.Before, rem.After))
 	}
 	total, totalOwn := 0, 0
 	worst, worstName := 2.0, ""
