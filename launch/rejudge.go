@@ -80,7 +80,7 @@ func commandFrom(cfg Lookup, drop, add []string, table *patterns.FlagTable) []st
 // shell splits them, each with the value it takes when the table says it
 // takes one. A fragment ("--tp-size 8 --disable-custom-all-reduce") is
 // sglang's; so is what follows sglang.launch_server or sglang serve.
-// Another program's flags (docker, pip, huggingface-cli, vLLM, the router's
+// Another program's flags (docker, pip, huggingface-cli, vLLM, wsl, nvidia-smi, the router's
 // own launcher, sglang-jax) and the router's --router-* flags are not, nor
 // are the words of a comment in parentheses.
 func FixArgs(cmdline string, table *patterns.FlagTable) []string {
@@ -100,7 +100,7 @@ func FixArgs(cmdline string, table *patterns.FlagTable) []string {
 		case w == "sglang.launch_server", base == "sglang" && i+1 < len(words) && words[i+1] == "serve",
 			w == "sglang_router.launch_server":
 			ours = true
-		case w == "docker", base == "huggingface-cli", base == "hf", base == "pip", base == "vllm",
+		case w == "docker", base == "huggingface-cli", base == "hf", base == "pip", base == "vllm", base == "wsl", base == "nvidia-smi",
 			w == "sglang_router.launch_router", strings.HasSuffix(w, "launch_router"), w == "router:",
 			w == "sgl_jax.launch_server":
 			ours = false

@@ -55,23 +55,6 @@ func (p *Pack) Generated() int {
 	return n
 }
 
-// LiteralFixes returns the hand-written records whose fix's before writes
-// a literal value for a launch flag of t ("--tp-size 8"): the value the
-// user's server has is in its configuration, so the fix could show it
-// ("--tp-size {tp_size|8}") and shows an example instead.
-func (p *Pack) LiteralFixes(t *FlagTable) []*Record {
-	var out []*Record
-	for _, r := range p.Records {
-		if r.Gen != nil || r.Fix.Before == "" {
-			continue
-		}
-		if len(t.LiteralValues(r.Fix.Before)) > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // LiteralValue is a flag of a fix template written with a literal value
 // rather than a placeholder.
 type LiteralValue struct {

@@ -58,34 +58,3 @@ func TestLintBuiltin(t *testing.T) {
 		t.Errorf("%d of %d records generated", n, len(p.Records))
 	}
 }
-
-// A fix whose before writes a literal value for a launch flag shows an
-// example where the server's own value could be; a template, a switch or
-// an after-only fix does not.
-func TestLiteralFixes(t *testing.T) {
-	table, err := Flags()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mk := func(id, before, after string) *Record {
-		return &Record{ID: id, Title: "t", Severity: SeverityError, Match: Match{Message: "widget " + id},
-			Fix: Fix{Before: before, After: after}, Tests: Tests{Match: []string{"widget " + id}}}
-	}
-	pack, err := NewPack([]*Record{
-		mk("t/literal", "--tp-size 8", "--tp-size 4"),
-		mk("t/literal-eq", "--mem-fraction-static=0.9", ""),
-		mk("t/template", "--tp-size {tp_size|8}", "--tp-size {tp_size/2|4}"),
-		mk("t/switch", "--enable-metrics", "--enable-metrics --tp-size 2"),
-		mk("t/none", "", "--tp-size 2"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range pack.LiteralFixes(table) {
-		got = append(got, r.ID)
-	}
-	if want := "t/literal t/literal-eq"; strings.Join(got, " ") != want {
-		t.Errorf("LiteralFixes = %v, want %s", got, want)
-	}
-}

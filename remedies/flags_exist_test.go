@@ -28,13 +28,14 @@ func sglangFlags(cmdline string) []string {
 
 func TestSglangFlags(t *testing.T) {
 	tests := map[string]string{
-		"--tp-size 8 --disable-custom-all-reduce   (or docker run --ipc=host …)":                                     "--tp-size --disable-custom-all-reduce",
-		"docker run --gpus all -e HF_TOKEN lmsysorg/sglang python -m sglang.launch_server --model-path m --tp 2":     "--model-path --tp",
-		"huggingface-cli download Qwen/Qwen3-8B --local-dir /models/x   then  sglang serve --model-path /models/x":   "--model-path",
-		"python -m sglang_router.launch_server --model-path m --dp-size 8 --router-worker-startup-timeout-secs 1800": "--model-path --dp-size",
-		"router: --prefill http://10.0.0.1:30000 8998":                                                               "",
-		"JAX_PLATFORMS=cpu python -m sgl_jax.launch_server --model-path m --attention-backend native":                "",
-		"--page-size 16   (stopgap: --page-size 1, or --disable-radix-cache on hybrid models)":                       "--page-size",
+		"--tp-size 8 --disable-custom-all-reduce   (or docker run --ipc=host …)":                                            "--tp-size --disable-custom-all-reduce",
+		"docker run --gpus all -e HF_TOKEN lmsysorg/sglang python -m sglang.launch_server --model-path m --tp 2":            "--model-path --tp",
+		"huggingface-cli download Qwen/Qwen3-8B --local-dir /models/x   then  sglang serve --model-path /models/x":          "--model-path",
+		"python -m sglang_router.launch_server --model-path m --dp-size 8 --router-worker-startup-timeout-secs 1800":        "--model-path --dp-size",
+		"router: --prefill http://10.0.0.1:30000 8998":                                                                      "",
+		"wsl --shutdown  (after raising memory=)  then CUDA_VISIBLE_DEVICES=0,1 python -m sglang.launch_server --tp-size 2": "--tp-size",
+		"JAX_PLATFORMS=cpu python -m sgl_jax.launch_server --model-path m --attention-backend native":                       "",
+		"--page-size 16   (stopgap: --page-size 1, or --disable-radix-cache on hybrid models)":                              "--page-size",
 	}
 	for in, want := range tests {
 		if got := strings.Join(sglangFlags(in), " "); got != want {

@@ -95,6 +95,7 @@ func For(f *diagnose.Finding) Remedy {
 			vals.notes = append(vals.notes, lacking...)
 			before, after, example = "", "", false
 		}
+		before, after = respell(before, cfg), respell(after, cfg)
 		// A cause may name the message's own figures too ("K = {k|K}").
 		cause, _ := Render(strings.TrimSpace(r.Cause), &vals.Values)
 		return Remedy{Cause: cause, Worked: vals.notes, Steps: steps, Before: before, After: after, Example: example}
@@ -296,6 +297,46 @@ func lackedFlags(cmdline string, table *patterns.FlagTable) []string {
 	return notes
 }
 
+// respell writes the sglang flags of a fix's command line in the
+// spelling the user's command gave them ("--tp" for --tp-size), where the
+// configuration is a command that says.
+func respell(cmdline string, cfg Config) string {
+	if cfg == nil || cmdline == "" {
+		return cmdline
+	}
+	table, err := patterns.Flags()
+	if err != nil {
+		return cmdline
+	}
+	names := map[string]string{}
+	for _, w := range launch.FixArgs(cmdline, table) {
+		name, _, _ := strings.Cut(w, "=")
+		fl := table.Lookup(name)
+		if fl == nil || !strings.HasPrefix(name, "--") {
+			continue
+		}
+		if v, ok := cfg.Lookup(launch.SpellingOf + fl.Dest); ok {
+			if s, _ := v.(string); s != "" && s != name {
+				names[name] = s
+			}
+		}
+	}
+	if len(names) == 0 {
+		return cmdline
+	}
+	words := strings.Split(cmdline, " ")
+	for i, w := range words {
+		name, rest, eq := strings.Cut(w, "=")
+		if s, ok := names[name]; ok {
+			if eq {
+				s += "=" + rest
+			}
+			words[i] = s
+		}
+	}
+	return strings.Join(words, " ")
+}
+
 // literalOwn reports whether a before written without placeholders is the
 // server's own: nothing, or sglang flags each of which the configuration
 // sets to the value written (a switch to True).
@@ -311,7 +352,7 @@ func literalOwn(tmpl, rendered string, cfg Config) bool {
 		return false
 	}
 	args := launch.FixArgs(rendered, table)
-	if len(args) == 0 || len(strings.Fields(rendered)) != len(args) {
+	if len(args) == 0 || len(strings.Fields(commentRE.ReplaceAllString(rendered, " "))) != len(args) {
 		return false // another program's command, or words that are not flags
 	}
 	for i := 0; i < len(args); i++ {
@@ -344,6 +385,10 @@ func literalOwn(tmpl, rendered string, cfg Config) bool {
 	return true
 }
 
+// commentRE finds a comment in parentheses in a fix's command line
+// ("(mooncake over TCP, 0.3.7)"): words about it, not part of it.
+var commentRE = regexp.MustCompile(`\([^()]*\)`)
+
 // strangerFlags reports whether a before template writes a flag's value
 // as a literal that is not the server's own: the configuration knows the
 // flag and says another value. Such a before is an example, whatever its
@@ -358,6 +403,16 @@ func strangerFlags(tmpl string, cfg Config) bool {
 	}
 	for _, lv := range table.LiteralValues(tmpl) {
 		if v, ok := cfg.Lookup(lv.Flag.Dest); ok && !sameValue(lv.Value, v) {
+			return true
+		}
+	}
+	// A switch the server has off.
+	for _, w := range launch.FixArgs(placeholderSpanRE.ReplaceAllString(tmpl, "x"), table) {
+		fl := table.Lookup(w)
+		if fl == nil || fl.TakesValue() || !strings.Contains(fl.Action, "store_true") {
+			continue
+		}
+		if v, ok := cfg.Lookup(fl.Dest); ok && v == false {
 			return true
 		}
 	}

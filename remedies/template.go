@@ -122,7 +122,9 @@ func eval(expr string, cfg Config) (string, bool) {
 		case '*':
 			acc, facc = acc*n, facc*n
 		case '/':
-			if n == 0 {
+			if n == 0 || ints && isInt && acc != 0 && math.Trunc(acc/n) == 0 {
+				// A count divided down to nothing (a TP size of 1
+				// halved): no flag takes that.
 				return "", false
 			}
 			acc, facc = math.Trunc(acc/n), facc/n

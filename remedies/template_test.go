@@ -25,6 +25,7 @@ func TestRender(t *testing.T) {
 		{"--x {nothing|7}", cfg, "--x 7", false},
 		{"--x {tp_size/pp_size-1|1}", cfg, "--x 1", true},
 		{"--x {tp_size/0|3}", cfg, "--x 3", false},
+		{"--tp-size {tp_size/8|2}", cfg, "--tp-size 2", false}, // 4/8 is no TP size
 		{"--x {tp_size*1000000000000*1000000000000|3}", cfg, "--x 3", false},
 		{"--tp-size 8", cfg, "--tp-size 8", false},
 		{"unclosed {tp_size", cfg, "unclosed {tp_size", true},

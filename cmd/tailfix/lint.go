@@ -7,6 +7,7 @@ import (
 
 	"github.com/tailfix/tailfix/diagnose"
 	"github.com/tailfix/tailfix/patterns"
+	"github.com/tailfix/tailfix/remedies"
 )
 
 type patternsLintCmd struct {
@@ -60,8 +61,11 @@ func (c *patternsLintCmd) Run(e *env) error {
 	fmt.Fprintf(e.stdout, "%d records (%d generated), %d healthy lines checked: %d problems; %d records below error level match healthy lines\n",
 		len(pack.Records), pack.Generated(), lines, problems, len(quiet))
 	if table, err := patterns.Flags(); err == nil {
-		if lit := pack.LiteralFixes(table); len(lit) > 0 {
-			fmt.Fprintf(e.stdout, "%d hand-written fixes show an example value where the server's own could be (first: %s)\n", len(lit), lit[0].ID)
+		if lit := remedies.LiteralFixes(pack, table); len(lit) > 0 {
+			fmt.Fprintf(e.stdout, "%d literal values in hand-written fixes where the server's own could be shown:\n", len(lit))
+			for _, l := range lit {
+				fmt.Fprintf(e.stdout, "  %s\n", l)
+			}
 		}
 	}
 	if problems > 0 {
