@@ -94,6 +94,9 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	if e.inJSON {
 		e.json.fill(&ln)
 	}
+	if ln.native {
+		owners = e.dropPython(owners)
+	}
 	e.failed = e.failed[:0]
 	if e.cmd.open {
 		e.cmd.next(ln.Msg)
@@ -118,6 +121,22 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	e.assemble(&ln, owners)
 	e.rememberFailed(&ln)
 	e.prev = prevLine{no: e.line, len: len(e.norm), midWord: len(e.norm) > 0 && (isLetter(e.norm[len(e.norm)-1]) || isDigit(e.norm[len(e.norm)-1]))}
+}
+
+// dropPython leaves out of a line's proposed records those generated from
+// sglang's Python source, which cannot have written a line of native code
+// (Mooncake's "client.cpp:347] Transfer failed for task1" is not the
+// Python message "Transfer failed"). Records written by hand, which know
+// native lines, stay.
+func (e *Engine) dropPython(owners []int32) []int32 {
+	kept := owners[:0]
+	for _, o := range owners {
+		if o >= 0 && e.m.pats[o].gen {
+			continue
+		}
+		kept = append(kept, o)
+	}
+	return kept
 }
 
 // readyMsg is what sglang logs once its server is serving.

@@ -37,6 +37,10 @@ type Line struct {
 	Msg []byte
 
 	stamp []byte // a syslog prefix's time, for a line with no header of its own
+	// native is set for a record whose header names a C or C++ source
+	// file ("E0423 16:34:48.911491 217200 client.cpp:347] …"): a line of
+	// native code, which no Python source of sglang's writes.
+	native bool
 }
 
 // ParseLine takes a normalized line apart: first the prefixes some
@@ -109,9 +113,35 @@ func parseRecord(l *Line, line []byte) {
 		l.Header.Time = l.stamp
 	}
 	if lvl, rest, ok := cutLevel(line); ok {
+		l.native = nativeSource(line[:len(line)-len(rest)])
 		l.Level, l.Record, line = lvl, true, rest
 	}
 	l.Msg = cutRayRepeat(line)
+}
+
+// nativeSources are the endings of the C, C++ and CUDA files a record
+// header may name.
+var nativeSources = [][]byte{[]byte(".cpp:"), []byte(".cc:"), []byte(".cu:"), []byte(".c:"), []byte(".h:"), []byte(".hpp:"), []byte(".cxx:")}
+
+// nativeSource reports whether a record header names a C, C++ or CUDA
+// source file and line ("client.cpp:347]").
+func nativeSource(header []byte) bool {
+	end := bytes.LastIndexByte(header, ']')
+	if end < 0 {
+		return false
+	}
+	loc := header[:end]
+	loc = loc[bytes.LastIndexAny(loc, " [")+1:]
+	colon := bytes.LastIndexByte(loc, ':')
+	if colon < 0 || !isDigits(loc[colon+1:]) {
+		return false
+	}
+	for _, ext := range nativeSources {
+		if bytes.HasSuffix(loc[:colon+1], ext) {
+			return true
+		}
+	}
+	return false
 }
 
 // cutRayRepeat drops the note Ray's log deduplication puts after a line
