@@ -225,11 +225,27 @@ func trimCRIStream(rest []byte) []byte {
 	return rest[n:]
 }
 
-// trimStamp drops an RFC 3339 timestamp and the space or tab after it.
+// trimStamp drops an RFC 3339 timestamp and the space or tab after it, or
+// one in brackets ("[2025-02-27T16:30:43.48Z] ").
 func trimStamp(line []byte) []byte {
+	if len(line) > 0 && line[0] == '[' {
+		if i := stampEnd(line[1:]) + 1; i > 1 && i < len(line) && line[i] == ']' {
+			return trimSpace1(line[i+1:])
+		}
+		return line
+	}
+	if i := stampEnd(line); i > 0 && i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		return line[i+1:] // a space (kubectl, docker), or a tab (Loki and Grafana exports)
+	}
+	return line
+}
+
+// stampEnd returns the length of the RFC 3339 timestamp line starts with,
+// or 0.
+func stampEnd(line []byte) int {
 	const n = len("2006-01-02T15:04:05")
 	if len(line) <= n || line[10] != 'T' || !isStampSep(line[:n], 'T') {
-		return line
+		return 0
 	}
 	i := n
 	if i < len(line) && (line[i] == '.' || line[i] == ',') {
@@ -244,10 +260,7 @@ func trimStamp(line []byte) []byte {
 	case i+6 <= len(line) && (line[i] == '+' || line[i] == '-') && line[i+3] == ':':
 		i += 6
 	}
-	if i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-		return line[i+1:] // a space (kubectl, docker), or a tab (Loki and Grafana exports)
-	}
-	return line
+	return i
 }
 
 // cutTaskLabel splits the task number that `srun --label` and similar

@@ -23,6 +23,8 @@ func TestParseLine(t *testing.T) {
 		{name: "continuation", in: "  File \"a.py\", line 1, in f", msg: "  File \"a.py\", line 1, in f"},
 		{name: "kubectl timestamp", in: "2026-11-29T10:15:02.123456789Z [2026-11-29 10:15:02 TP0] x", time: "2026-11-29 10:15:02", ranks: "TP0", record: true, msg: "x"},
 		{name: "kubectl timestamp on a continuation", in: "2026-11-29T10:15:02.123456789Z   File \"a.py\", line 1", msg: "  File \"a.py\", line 1"},
+		{name: "a timestamp in brackets", in: "[2025-02-27T16:30:43.48675097Z] [rank3]:[E227 16:30:43.526290891 ProcessGroupNCCL.cpp:1785] boom", rank: "rank3", stream: "rank3", record: true, level: LevelError, msg: "boom"},
+		{name: "sglang's own header is no bracketed timestamp", in: "[2026-11-29T10:15:02 TP0] x", msg: "[2026-11-29T10:15:02 TP0] x"},
 		{name: "the container runtime's file (CRI)", in: "2026-11-29T10:15:02.123456789Z stderr F [2026-11-29 10:15:02 TP0] x", time: "2026-11-29 10:15:02", ranks: "TP0", record: true, msg: "x"},
 		{name: "CRI continuation", in: "2026-11-29T10:15:02.123456789Z stderr F   File \"a.py\", line 1", msg: "  File \"a.py\", line 1"},
 		{name: "CRI part of a split line", in: "2026-11-29T10:15:02.123456789Z stdout P ValueError: x", msg: "ValueError: x"},
