@@ -334,3 +334,20 @@ func TestMdSpan(t *testing.T) {
 		}
 	}
 }
+
+func TestFlagStep(t *testing.T) {
+	tests := []struct {
+		fl   patterns.Flag
+		want string
+	}{
+		{patterns.Flag{Names: []string{"--max-total-tokens"}, Help: "The maximum number of tokens in the memory pool."}, "`--max-total-tokens`: The maximum number of tokens in the memory pool."},
+		{patterns.Flag{Names: []string{"--dtype"}, Help: "Data type.", Default: "auto", Choices: []string{"auto", "half"}}, "`--dtype`: Data type; default auto; one of auto, half."},
+		{patterns.Flag{Names: []string{"--max-total-tokens"}, Default: "null"}, ""},
+		{patterns.Flag{Names: []string{"--page-size"}, Default: "1"}, "`--page-size`: default 1."},
+	}
+	for _, tt := range tests {
+		if got := flagStep(&tt.fl); got != tt.want {
+			t.Errorf("flagStep(%s) = %q, want %q", tt.fl.Names[0], got, tt.want)
+		}
+	}
+}

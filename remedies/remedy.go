@@ -474,7 +474,9 @@ func generated(f *diagnose.Finding, r *patterns.Record) Remedy {
 	if table, err := patterns.Flags(); err == nil {
 		for _, name := range g.Flags {
 			if fl := table.Lookup(name); fl != nil {
-				steps = append(steps, flagStep(fl))
+				if step := flagStep(fl); step != "" {
+					steps = append(steps, step)
+				}
 			}
 		}
 	}
@@ -557,21 +559,26 @@ func releases(g *patterns.Generated) string {
 	return s + ": this server runs an older release, and upgrading changes this check."
 }
 
-// flagStep explains a flag from sglang's flag table.
+// flagStep explains a flag from sglang's flag table: its help, default and
+// choices, or "" when the table says nothing of it.
 func flagStep(fl *patterns.Flag) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "`%s`: %s", fl.Names[0], strings.TrimSuffix(strings.TrimSpace(fl.Help), "."))
+	var parts []string
+	if help := strings.TrimSuffix(strings.TrimSpace(fl.Help), "."); help != "" {
+		parts = append(parts, help)
+	}
 	if fl.Default != "" && fl.Default != "null" {
-		fmt.Fprintf(&b, "; default %s", fl.Default)
+		parts = append(parts, "default "+fl.Default)
 	}
 	if len(fl.Choices) > 0 {
-		fmt.Fprintf(&b, "; one of %s", strings.Join(fl.Choices, ", "))
+		parts = append(parts, "one of "+strings.Join(fl.Choices, ", "))
 	}
 	if fl.Deprecated {
-		b.WriteString("; deprecated")
+		parts = append(parts, "deprecated")
 	}
-	b.WriteString(".")
-	return b.String()
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("`%s`: %s.", fl.Names[0], strings.Join(parts, "; "))
 }
 
 // literalPrefix is a message template up to its first placeholder: the part
