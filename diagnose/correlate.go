@@ -203,7 +203,8 @@ func (c *correlator) add(o matcher.Occurrence, src int) (*Finding, bool) {
 
 // addFolded folds an unrecognised occurrence past the cap.
 func (c *correlator) addFolded(o matcher.Occurrence, k string, src int) (*Finding, bool) {
-	fam := c.fold.families[c.fold.familyKey(&o)]
+	fk := c.fold.familyKey(&o)
+	fam := c.fold.families[fk]
 	f, isNew := c.fold.fold(o, k, src)
 	if !isNew {
 		return f, false
@@ -212,7 +213,7 @@ func (c *correlator) addFolded(o matcher.Occurrence, k string, src int) (*Findin
 		c.byKey[k] = f
 		if fam != nil && fam.f.Count == 0 {
 			// Its family held nothing else.
-			delete(c.fold.families, fam.f.key)
+			delete(c.fold.families, fk)
 			c.findings = slices.DeleteFunc(c.findings, func(x *Finding) bool { return x == fam.f })
 		}
 	}

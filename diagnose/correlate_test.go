@@ -335,7 +335,7 @@ func TestFamiliesAreBounded(t *testing.T) {
 	if len(c.fold.families) != maxFamilies+1 {
 		t.Errorf("%d families; want %d and one of the id alone", len(c.fold.families), maxFamilies+1)
 	}
-	if f := c.fold.families["\x01"+matcher.UnknownTraceback]; f == nil || f.f.Folded != 20 {
+	if f := c.fold.families[famKey{id: matcher.UnknownTraceback}]; f == nil || f.f.Folded != 20 {
 		t.Errorf("the family of the id alone: %v; want 20 distinct", f != nil && f.f != nil)
 	}
 }

@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"hash/fnv"
 	"math"
 	"math/bits"
 
@@ -34,7 +33,7 @@ const (
 
 // folder holds one input's folded errors.
 type folder struct {
-	families map[string]*family
+	families map[famKey]*family
 	tracked  map[string]*tracked
 	promoted int
 }
@@ -56,15 +55,21 @@ type tracked struct {
 	first        matcher.Occurrence
 }
 
-// familyKey names the family of an unrecognised occurrence. Its keys
-// cannot be those of findings of their own (see key), which have three
-// parts.
-func (fo *folder) familyKey(o *matcher.Occurrence) string {
-	k := "\x01" + o.ID + "\x00" + o.Exception
+// famKey names a family: an id and an exception class, or past
+// maxFamilies an id alone.
+type famKey struct{ id, exception string }
+
+// key is the key of the family's summary finding, which cannot be that
+// of a finding of its own (see key), which has three parts.
+func (k famKey) key() string { return "\x01" + k.id + "\x00" + k.exception }
+
+// familyKey names the family of an unrecognised occurrence.
+func (fo *folder) familyKey(o *matcher.Occurrence) famKey {
+	k := famKey{o.ID, o.Exception}
 	if _, ok := fo.families[k]; ok || len(fo.families) < maxFamilies {
 		return k
 	}
-	return "\x01" + o.ID
+	return famKey{id: o.ID}
 }
 
 // fold counts an occurrence of an unrecognised error of key k past the
@@ -72,14 +77,14 @@ func (fo *folder) familyKey(o *matcher.Occurrence) string {
 // (a family's first, or a promoted message).
 func (fo *folder) fold(o matcher.Occurrence, k string, src int) (*Finding, bool) {
 	if fo.families == nil {
-		fo.families = make(map[string]*family)
+		fo.families = make(map[famKey]*family)
 		fo.tracked = make(map[string]*tracked)
 	}
 	fk := fo.familyKey(&o)
 	fam := fo.families[fk]
 	isNew := fam == nil
 	if isNew {
-		f := newFinding(o, fk, src)
+		f := newFinding(o, fk.key(), src)
 		f.Title = "Unrecognised errors, folded"
 		if o.ID == matcher.UnknownTraceback {
 			f.Title = "Unrecognised tracebacks, folded"
@@ -135,6 +140,10 @@ func (fo *folder) fold(o matcher.Occurrence, k string, src int) (*Finding, bool)
 type sketch struct {
 	exact []uint64 // hashes of the first strings, while there are few
 	reg   []uint8
+	// sum is the sum of 2^-reg[i], zeros the registers still 0: the
+	// estimate is worked from them at once.
+	sum   float64
+	zeros int
 }
 
 const (
@@ -147,9 +156,11 @@ const (
 const FoldedExact = sketchExact
 
 func (s *sketch) add(k string) {
-	h := fnv.New64a()
-	h.Write([]byte(k))
-	x := h.Sum64()
+	x := uint64(14695981039346656037) // FNV-1a
+	for i := 0; i < len(k); i++ {
+		x ^= uint64(k[i])
+		x *= 1099511628211
+	}
 	x ^= x >> 33 // FNV's high bits mix poorly on short strings
 	x *= 0xff51afd7ed558ccd
 	x ^= x >> 33
@@ -164,6 +175,7 @@ func (s *sketch) add(k string) {
 			return
 		}
 		s.reg = make([]uint8, 1<<sketchBits)
+		s.sum, s.zeros = 1<<sketchBits, 1<<sketchBits
 		for _, y := range s.exact {
 			s.set(y)
 		}
@@ -175,7 +187,11 @@ func (s *sketch) add(k string) {
 func (s *sketch) set(x uint64) {
 	i := x >> (64 - sketchBits)
 	rho := uint8(bits.LeadingZeros64(x<<sketchBits|1<<(sketchBits-1)) + 1)
-	if rho > s.reg[i] {
+	if r := s.reg[i]; rho > r {
+		if r == 0 {
+			s.zeros--
+		}
+		s.sum += 1/float64(uint64(1)<<rho) - 1/float64(uint64(1)<<r)
 		s.reg[i] = rho
 	}
 }
@@ -185,16 +201,9 @@ func (s *sketch) estimate() int {
 		return len(s.exact)
 	}
 	const m = 1 << sketchBits
-	sum, zeros := 0.0, 0
-	for _, r := range s.reg {
-		sum += math.Ldexp(1, -int(r))
-		if r == 0 {
-			zeros++
-		}
-	}
-	e := 0.7213 / (1 + 1.079/m) * m * m / sum
-	if e <= 2.5*m && zeros > 0 {
-		e = m * math.Log(float64(m)/float64(zeros))
+	e := 0.7213 / (1 + 1.079/m) * m * m / s.sum
+	if e <= 2.5*m && s.zeros > 0 {
+		e = m * math.Log(float64(m)/float64(s.zeros))
 	}
 	return int(math.Round(e))
 }
