@@ -4,7 +4,11 @@
 # a flood of one error line, a crash-heavy mix of the project's log
 # fixtures, and logs of 1e5 and 1e6 distinct error messages.
 #
-#   scripts/bench-errors.sh [SIZE_BYTES] [TAILFIX]   (default 256 MiB; the tree's tailfix)
+#   scripts/bench-errors.sh [SIZE_BYTES] [TAILFIX...]
+#
+# SIZE_BYTES is the size of the flood and of the mix (default 256 MiB);
+# each TAILFIX binary given gets its row (default: the tree's, built), so
+# that two builds are compared in one run.
 #
 # Needs ripgrep and GNU time. Each command runs three times, file in page
 # cache; the best wall time, the CPU seconds (user+system) of that run and
@@ -18,10 +22,11 @@ trap 'rm -rf "$work"' EXIT
 for tool in rg /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench-errors: needs $tool" >&2; exit 2; }
 done
-tf=${2:-}
-if [ -z "$tf" ]; then
-  tf=$work/tailfix
-  go build -trimpath -o "$tf" ./cmd/tailfix
+shift || true
+bins=("$@")
+if [ ${#bins[@]} -eq 0 ]; then
+  go build -trimpath -o "$work/tailfix" ./cmd/tailfix
+  bins=("$work/tailfix")
 fi
 go run ./scripts/genfail -mode flood -size "$size" > "$work/flood.log"
 go run ./scripts/genfail -mode mix -size "$size" > "$work/mix.log"
@@ -41,15 +46,19 @@ best() { # best wall s, its CPU s, and max RSS KiB of three runs of "$@"
   echo "$bt $bc $bm"
 }
 
-printf '%-16s %9s %9s %8s %8s %9s %9s %11s\n' log MiB tailfix-s cpu-s MB/s peak-MiB rg-s wall-ratio
+printf '%-14s %5s  %-22s %7s %6s %7s %5s  %6s %6s %6s\n' log MiB command wall-s cpu-s MB/s MiB rg-s ratio cpu/rg
 for name in flood mix distinct-1e5 distinct-1e6; do
   f=$work/$name.log
   cat "$f" > /dev/null
   bytes=$(stat -c %s "$f")
-  read -r tt tc tm < <(best "$tf" scan --format json "$f")
-  read -r rt _ _ < <(best rg -c -i 'error|exception|fail|traceback' "$f")
-  printf '%-16s %9.0f %9.2f %8.2f %8.0f %9d %9.2f %11.1f\n' "$name" \
-    "$(awk -v b="$bytes" 'BEGIN{print b/1048576}')" "$tt" "$tc" \
-    "$(awk -v b="$bytes" -v t="$tt" 'BEGIN{print b/t/1e6}')" $((tm / 1024)) "$rt" \
-    "$(awk -v a="$tt" -v b="$rt" 'BEGIN{print a/b}')"
+  mib=$(awk -v b="$bytes" 'BEGIN{printf "%.0f", b/1048576}')
+  read -r rt rc _ < <(best rg -c -i 'error|exception|fail|traceback' "$f")
+  printf '%-14s %5s  %-22s %7.2f %6.2f %7.0f %5s\n' "$name" "$mib" "rg -c -i" "$rt" "$rc" \
+    "$(awk -v b="$bytes" -v t="$rt" 'BEGIN{print b/t/1e6}')" -
+  for tf in "${bins[@]}"; do
+    read -r tt tc tm < <(best "$tf" scan --format json "$f")
+    printf '%-14s %5s  %-22s %7.2f %6.2f %7.0f %5d  %6.2f %6.1f %6.1f\n' "$name" "$mib" "$(basename "$tf") scan" "$tt" "$tc" \
+      "$(awk -v b="$bytes" -v t="$tt" 'BEGIN{print b/t/1e6}')" $((tm / 1024)) "$rt" \
+      "$(awk -v a="$tt" -v b="$rt" 'BEGIN{print a/b}')" "$(awk -v a="$tc" -v b="$rc" 'BEGIN{print (b>0)?a/b:0}')"
+  done
 done
