@@ -46,6 +46,11 @@ type Finding struct {
 	// OwnFrame is the earliest occurrence's innermost frame in sglang's
 	// own code.
 	OwnFrame string
+	// Folded, for the summary of a family of errors no record knows that
+	// were past what an input keeps, estimates how many distinct messages
+	// it holds; Count counts their occurrences, and Message is the
+	// earliest.
+	Folded int
 	// Provisional is true for a live view of an event whose lines are
 	// still coming: what it is so far, which the rest may change.
 	Provisional bool
@@ -96,24 +101,27 @@ func (f *Finding) addSpan(s Span) {
 }
 
 // correlator merges one input's occurrences into findings. Its findings
-// are kept in the order of their first line. It is not safe for concurrent
+// are kept in the order of their first line; what it keeps of errors no
+// record knows is bounded (see folder). It is not safe for concurrent
 // use.
 type correlator struct {
 	findings []*Finding
 	byKey    map[string]*Finding
 	unknown  int // distinct unrecognised findings kept
-	// dropped counts occurrences of distinct unrecognised errors beyond
-	// maxUnknown, which are counted but not kept.
-	dropped int
+	fold     folder
 }
-
-// maxUnknown bounds the distinct unrecognised findings one input keeps:
-// days of follow over a server that logs a new message each minute must
-// not grow without end.
-const maxUnknown = 1000
 
 func newCorrelator() *correlator {
 	return &correlator{byKey: make(map[string]*Finding)}
+}
+
+// folded counts the occurrences folded into families.
+func (c *correlator) folded() int {
+	n := 0
+	for _, fam := range c.fold.families {
+		n += fam.f.Count
+	}
+	return n
 }
 
 // key says which occurrences are the same error: the record, or for an
@@ -172,9 +180,9 @@ func maskNumbers(s string) string {
 	return b.String()
 }
 
-// add merges an occurrence of input src. It returns the finding and
-// whether it is new; nil when the occurrence is an unrecognised error past
-// the cap, counted in dropped.
+// add merges an occurrence of input src. It returns the finding it went
+// to and whether that finding is new: past the cap on unrecognised
+// errors, the summary of its family (see folder).
 func (c *correlator) add(o matcher.Occurrence, src int) (*Finding, bool) {
 	k := key(&o)
 	if f, ok := c.byKey[k]; ok {
@@ -183,16 +191,40 @@ func (c *correlator) add(o matcher.Occurrence, src int) (*Finding, bool) {
 	}
 	if o.Record == nil {
 		if c.unknown >= maxUnknown {
-			c.dropped++
-			return nil, false
+			return c.addFolded(o, k, src)
 		}
 		c.unknown++
 	}
 	f := newFinding(o, k, src)
 	c.byKey[k] = f
+	c.insert(f)
+	return f, true
+}
+
+// addFolded folds an unrecognised occurrence past the cap.
+func (c *correlator) addFolded(o matcher.Occurrence, k string, src int) (*Finding, bool) {
+	fk := c.fold.familyKey(&o)
+	fam := c.fold.families[fk]
+	f, isNew := c.fold.fold(o, k, src)
+	if !isNew {
+		return f, false
+	}
+	if f.Folded == 0 { // promoted to a finding of its own
+		c.byKey[k] = f
+		if fam != nil && fam.f.Count == 0 {
+			// Its family held nothing else.
+			delete(c.fold.families, fk)
+			c.findings = slices.DeleteFunc(c.findings, func(x *Finding) bool { return x == fam.f })
+		}
+	}
+	c.insert(f)
+	return f, true
+}
+
+// insert adds a new finding in the order of first lines.
+func (c *correlator) insert(f *Finding) {
 	i, _ := slices.BinarySearchFunc(c.findings, f, before)
 	c.findings = slices.Insert(c.findings, i, f)
-	return f, true
 }
 
 // has reports whether the finding of key k exists.

@@ -246,7 +246,8 @@ func TestSpansKeepTheEarliest(t *testing.T) {
 }
 
 // An input keeps at most maxUnknown distinct unrecognised findings and
-// counts the rest.
+// folds the rest into the summary of their family, which says how many
+// distinct messages and occurrences it holds.
 func TestUnknownFindingsAreBounded(t *testing.T) {
 	c := newCorrelator()
 	for i := range maxUnknown + 50 {
@@ -256,11 +257,106 @@ func TestUnknownFindingsAreBounded(t *testing.T) {
 	if f, isNew := c.add(matcher.Occurrence{Record: rec, ID: "r", Line: 9999}, 0); f == nil || !isNew {
 		t.Error("a known finding past the cap was not kept")
 	}
-	if len(c.findings) != maxUnknown+1 || c.dropped != 50 {
-		t.Errorf("kept %d, dropped %d; want %d and 50", len(c.findings), c.dropped, maxUnknown+1)
+	if len(c.findings) != maxUnknown+2 {
+		t.Fatalf("kept %d findings; want %d, a family's summary and the known one", len(c.findings), maxUnknown+2)
+	}
+	fam := c.findings[maxUnknown]
+	if fam.Folded != 50 || fam.Count != 50 || fam.Line != maxUnknown+1 || fam.ID != matcher.UnknownError || c.folded() != 50 {
+		t.Errorf("family %s: %d distinct, ×%d, line %d; want 50 distinct, ×50, line %d", fam.ID, fam.Folded, fam.Count, fam.Line, maxUnknown+1)
 	}
 	if !slices.IsSortedFunc(c.findings, func(a, b *Finding) int { return int(a.Line - b.Line) }) {
 		t.Error("findings are not kept in line order")
+	}
+}
+
+// Folding keeps memory bounded whatever the number of distinct messages,
+// counts every occurrence, and lists a message that recurs often however
+// late it starts.
+func TestFoldingKeepsTheFrequent(t *testing.T) {
+	c := newCorrelator()
+	const n = 100000
+	line := int64(0)
+	for i := range maxUnknown + n {
+		line++
+		c.add(matcher.Occurrence{ID: matcher.UnknownError, Message: "failed on shard " + letters(i), Line: line}, 0)
+		if i > maxUnknown+n/2 && i%100 == 0 {
+			line++
+			c.add(matcher.Occurrence{ID: matcher.UnknownTraceback, Exception: "ValueError", Message: "late and frequent " + letters(i%3), Line: line, Rank: "TP1"}, 0)
+		}
+	}
+	total := 0
+	var fams, frequent []*Finding
+	for _, f := range c.findings {
+		total += f.Count
+		if f.Folded > 0 {
+			fams = append(fams, f)
+		}
+		if strings.HasPrefix(f.Message, "late and frequent") {
+			frequent = append(frequent, f)
+		}
+	}
+	if want := int(line); total != want {
+		t.Errorf("findings count %d occurrences; want %d", total, want)
+	}
+	if len(c.findings) > maxUnknown+maxPromoted+maxFamilies || len(c.fold.tracked) > maxTracked {
+		t.Errorf("%d findings, %d tracked: not bounded", len(c.findings), len(c.fold.tracked))
+	}
+	if len(frequent) != 3 {
+		t.Fatalf("%d findings of the frequent late messages; want 3, each its own", len(frequent))
+	}
+	for _, f := range frequent {
+		if f.Count < 160 || f.Folded != 0 || f.Ranks[0] != "TP1" {
+			t.Errorf("frequent %q: ×%d, folded %d, ranks %v; want about 166 occurrences of its own on TP1", f.Message, f.Count, f.Folded, f.Ranks)
+		}
+	}
+	if len(fams) != 1 || fams[0].Folded < n*95/100 || fams[0].Folded > n*105/100 {
+		t.Errorf("families %v; want one of about %d distinct messages", fams, n)
+	}
+}
+
+// letters spells i without digits, so that masking keeps messages apart.
+func letters(i int) string {
+	b := []byte{}
+	for {
+		b = append(b, byte('g'+i%20))
+		if i /= 20; i == 0 {
+			return string(b)
+		}
+	}
+}
+
+// Past maxFamilies exception classes, an unrecognised error's family is
+// its id alone.
+func TestFamiliesAreBounded(t *testing.T) {
+	c := newCorrelator()
+	for i := range maxUnknown + maxFamilies + 20 {
+		c.add(matcher.Occurrence{ID: matcher.UnknownTraceback, Exception: "E" + letters(i) + "Error", Message: "x", Line: int64(i + 1)}, 0)
+	}
+	if len(c.fold.families) != maxFamilies+1 {
+		t.Errorf("%d families; want %d and one of the id alone", len(c.fold.families), maxFamilies+1)
+	}
+	if f := c.fold.families[famKey{id: matcher.UnknownTraceback}]; f == nil || f.f.Folded != 20 {
+		t.Errorf("the family of the id alone: %v; want 20 distinct", f != nil && f.f != nil)
+	}
+}
+
+// The sketch counts distinct strings: exactly while they are few, within
+// a few percent after.
+func TestSketch(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 63, 64, 65, 200, 1000, 5000, 30000, 300000} {
+		var s sketch
+		for i := range n {
+			s.add(letters(i))
+			s.add(letters(i)) // a repeat is not another
+		}
+		got := s.estimate()
+		tol := 0
+		if n > sketchExact {
+			tol = max(2, n*6/100)
+		}
+		if got < n-tol || got > n+tol {
+			t.Errorf("%d distinct: estimated %d", n, got)
+		}
 	}
 }
 

@@ -492,9 +492,10 @@ type Report struct {
 	Lines int64
 	// Findings in reading order: root causes first.
 	Findings []*Finding
-	// Dropped counts occurrences of distinct unrecognised errors beyond
-	// what an input keeps.
-	Dropped int
+	// Folded estimates how many distinct unrecognised errors were past
+	// what an input keeps and were folded into the summaries of their
+	// families (findings whose Folded is set).
+	Folded int
 }
 
 // Reports returns the diagnosis so far, one report per set of inputs that
@@ -511,7 +512,9 @@ func (s *Session) Reports() []Report {
 		for _, in := range g {
 			r.Sources = append(r.Sources, in.name)
 			r.Lines += in.lines
-			r.Dropped += in.corr.dropped
+			for _, fam := range in.corr.fold.families {
+				r.Folded += fam.f.Folded
+			}
 		}
 		order(r.Findings)
 		inInput(r.Findings, g)

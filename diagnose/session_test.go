@@ -394,3 +394,40 @@ func BenchmarkSessionScanFile(b *testing.B) {
 		f.Close()
 	}
 }
+
+// A live input that logs a new error message line after line keeps a
+// bounded number of findings and of keys shown, tells each family's
+// summary once, and ends where a scan of the same bytes ends.
+func TestLiveFoldingIsBounded(t *testing.T) {
+	m := builtinMatcher(t)
+	var b strings.Builder
+	const n = 3 * maxUnknown
+	for i := range n {
+		fmt.Fprintf(&b, "[2026-03-18 10:00:00 TP%d] ERROR: failed to open shard %s of checkpoint\n", i%8, letters(i))
+	}
+	data := b.String()
+	found := 0
+	s := New(m, Options{Update: func(u Update) {
+		if u.Kind == Found {
+			found++
+		}
+	}})
+	src := s.Add("in0.log", SourceOptions{})
+	src.Start(2)
+	for rest := data; len(rest) > 0; {
+		k := min(len(rest), 4093)
+		src.Write([]byte(rest[:k]))
+		rest = rest[k:]
+	}
+	src.Close()
+	r := s.Reports()[0]
+	if len(r.Findings) != maxUnknown+1 || len(src.hinted) > maxUnknown+1 || found != maxUnknown+1 {
+		t.Errorf("%d findings, %d keys shown, %d told live; want %d each", len(r.Findings), len(src.hinted), found, maxUnknown+1)
+	}
+	if r.Folded < 2*maxUnknown*95/100 || r.Folded > 2*maxUnknown*105/100 {
+		t.Errorf("folded %d; want about %d", r.Folded, 2*maxUnknown)
+	}
+	if got, want := listReports(s.Reports()), listReports(scanText(t, m, data).Reports()); got != want {
+		t.Errorf("live ends with:\n%.2000s\nscan with:\n%.2000s", got, want)
+	}
+}

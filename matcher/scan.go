@@ -10,8 +10,14 @@ import (
 	"sync"
 )
 
-// blockSize is the unit of reading and of parallel prefiltering.
-const blockSize = 4 << 20
+// blockSize is the unit of reading and of parallel prefiltering. It
+// holds a line of MaxLine bytes and its newline, and is small enough that
+// the blocks in flight and their candidates stay a few MiB.
+const blockSize = 2 << 20
+
+// A block must hold a whole line of MaxLine bytes, or a longer line is
+// never cut (see framer.cut): the build fails if it cannot.
+const _ = uint(blockSize - MaxLine - 2)
 
 type job struct {
 	buf   []byte // whole lines, each ending in '\n'

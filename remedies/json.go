@@ -39,6 +39,9 @@ type jsonFinding struct {
 	// Final marks the live modes' closing record of a finding: what scan
 	// says of it, counts and all.
 	Final bool `json:"final,omitempty"`
+	// Folded, on the summary of a family of unrecognised errors past what
+	// an input keeps, estimates how many distinct messages it holds.
+	Folded int `json:"folded,omitempty"`
 }
 
 type jsonSpan struct {
@@ -74,6 +77,7 @@ func toJSON(f *diagnose.Finding) jsonFinding {
 		FirstSeen: nullable(f.FirstSeen), LastSeen: nullable(f.LastSeen),
 		RootCause: f.RootCause, SymptomOf: nullable(f.SymptomOf),
 		Remedy: For(f), Captures: f.Captures, Partial: f.Partial, Provisional: f.Provisional,
+		Folded: f.Folded,
 	}
 	if j.Ranks == nil {
 		j.Ranks = []string{}

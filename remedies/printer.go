@@ -64,9 +64,9 @@ type Options struct {
 type Summary struct {
 	Sources []string
 	Lines   int64
-	// Dropped counts occurrences of distinct unrecognised errors that were
-	// counted but not kept.
-	Dropped int
+	// Folded estimates how many distinct unrecognised errors were folded
+	// into the summaries of their families.
+	Folded int
 }
 
 // Printer renders findings to a writer.
@@ -280,10 +280,24 @@ func (p *Printer) summary(w io.Writer, findings []*diagnose.Finding, sum Summary
 	if causes > 0 {
 		line += "; root cause first"
 	}
-	if sum.Dropped > 0 {
-		line += fmt.Sprintf("; %s more of unrecognised errors not listed", plural(sum.Dropped, "occurrence"))
+	if sum.Folded > 0 {
+		line += fmt.Sprintf("; %s%s folded by family", about(sum.Folded), plural(sum.Folded, "distinct unrecognised error"))
 	}
 	fmt.Fprintln(w, p.st.summary.Render(line))
+}
+
+// foldedNote says how many distinct messages a family's summary holds;
+// the message shown is the earliest.
+func foldedNote(f *diagnose.Finding) string {
+	return about(f.Folded) + plural(f.Folded, "distinct message") + " folded, the earliest shown"
+}
+
+// about marks an estimated number of distinct messages.
+func about(folded int) string {
+	if folded > diagnose.FoldedExact {
+		return "about "
+	}
+	return ""
 }
 
 func plural(n int, word string) string {
@@ -335,6 +349,9 @@ func (p *Printer) text(w io.Writer, f *diagnose.Finding) {
 			seen += " on " + FormatRanks(f.Ranks)
 		}
 		meta = append(meta, seen)
+	}
+	if f.Folded > 0 {
+		meta = append(meta, foldedNote(f))
 	}
 	switch {
 	case !f.RootCause && f.SymptomOf != "":
@@ -541,6 +558,9 @@ func (p *Printer) markdown(w io.Writer, f *diagnose.Finding) {
 			fmt.Fprintf(w, " on %s", FormatRanks(f.Ranks))
 		}
 	}
+	if f.Folded > 0 {
+		fmt.Fprintf(w, ", %s", foldedNote(f))
+	}
 	fmt.Fprintln(w)
 	if !f.RootCause && f.SymptomOf != "" {
 		fmt.Fprintf(w, "- symptom of: `%s`\n", mdCode(f.SymptomOf))
@@ -673,6 +693,9 @@ func briefMeta(f *diagnose.Finding) string {
 		if len(f.Ranks) > 0 {
 			line += " on " + FormatRanks(f.Ranks)
 		}
+	}
+	if f.Folded > 0 {
+		line += " · " + foldedNote(f)
 	}
 	line += fmt.Sprintf(" · line %d", f.Line)
 	if !f.RootCause && f.SymptomOf != "" {

@@ -351,3 +351,35 @@ func TestFlagStep(t *testing.T) {
 		}
 	}
 }
+
+// The summary of a family of folded errors says how many distinct
+// messages it holds, an estimate marked as such, in every format.
+func TestFoldedFamilyIsSaid(t *testing.T) {
+	cases := []struct {
+		folded int
+		format Format
+		want   []string
+	}{
+		{12, Text, []string{"12 distinct messages folded", "; 12 distinct unrecognised errors folded by family"}},
+		{98216, Text, []string{"about 98216 distinct messages folded", "; about 98216 distinct unrecognised errors folded by family"}},
+		{98216, JSON, []string{`"folded":98216`}},
+		{98216, Markdown, []string{"about 98216 distinct messages folded"}},
+		{0, JSON, nil},
+	}
+	for _, c := range cases {
+		f := &diagnose.Finding{ID: "unknown/error", Title: "Unrecognised errors, folded", Severity: patterns.SeverityError,
+			Message: "failed to open shard", Source: "s", Line: 3, EndLine: 3, Count: c.folded + 5, Folded: c.folded, RootCause: true}
+		var buf bytes.Buffer
+		if err := NewPrinter(&buf, Options{Format: c.format}).Report([]*diagnose.Finding{f}, Summary{Sources: []string{"s"}, Lines: 9, Folded: c.folded}); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("folded %d, format %d: no %q in\n%s", c.folded, c.format, w, buf.String())
+			}
+		}
+		if c.folded == 0 && strings.Contains(buf.String(), `"folded"`) {
+			t.Errorf("a finding that folds nothing says it does:\n%s", buf.String())
+		}
+	}
+}

@@ -96,7 +96,7 @@ func summary(r diagnose.Report) remedies.Summary {
 			names[i] = "stdin"
 		}
 	}
-	return remedies.Summary{Sources: names, Lines: r.Lines, Dropped: r.Dropped}
+	return remedies.Summary{Sources: names, Lines: r.Lines, Folded: r.Folded}
 }
 
 // allCores is the number of automaton goroutines for a single fast input.

@@ -50,7 +50,7 @@ func main() {
 }
 
 // memoryLimit is the soft limit of the Go heap unless GOMEMLIMIT sets one.
-const memoryLimit = 128 << 20
+const memoryLimit = 100 << 20
 
 // Exit statuses.
 const (
