@@ -659,6 +659,14 @@ func (f *Follower) check(fl *file) {
 			return
 		}
 		fl.cur, fl.brk = o, true
+		// A writer finishes its line in the file it holds before it
+		// opens the new one: read that rest now, before the new file's
+		// lines come between, however late this check runs.
+		for _, old := range fl.old {
+			if old.join {
+				f.read(fl, old)
+			}
+		}
 	}
 	fl.warns = ""
 	o := fl.cur
