@@ -65,4 +65,8 @@ type Options struct {
 
 	keepIdle time.Duration // tests: how long a quiet file rotated away is kept
 	maxOpen  int           // tests: how many files are kept open
+	// afterDrain, for tests, runs in a check between draining the files
+	// rotated away and looking at the path: where a writer's next steps
+	// may fall.
+	afterDrain func()
 }

@@ -617,6 +617,9 @@ func (f *Follower) findInode(dir string, id fileID) *os.File {
 // notices a rotation, deletion or truncation, and reads what is new.
 func (f *Follower) check(fl *file) {
 	f.drainOld(fl)
+	if f.opts.afterDrain != nil {
+		f.opts.afterDrain()
+	}
 	st, err := os.Stat(fl.path)
 	if o := fl.cur; o != nil && o.f == nil {
 		switch {
