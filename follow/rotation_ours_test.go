@@ -80,8 +80,8 @@ func testRotationOurs(t *testing.T, impl string, polling bool) {
 	}
 }
 
-// Regression: rename rotations in the middle of a line. The writer keeps
-// its file open, finishes the line there after the follower has seen the
+// Regression: rename rotations in the middle of a line. The writer waits
+// until the line before has come out, keeps its file open, finishes the line there after the follower has seen the
 // rename, and only then opens the new file: every line arrives whole,
 // once, in order, none split at the rotation or joined across it.
 // TAILFIX_HALF_ROTATIONS=1000 runs that many with file events (about a
@@ -119,6 +119,11 @@ func TestRotationHalfWrittenLines(t *testing.T) {
 				mustWrite(t, w, seqLine(n))
 				line := seqLine(n + 1)
 				mustWrite(t, w, line[:len(line)/2])
+				// The follower must have opened this file before it is
+				// renamed: a file made, renamed and unlinked by the next
+				// rotation while the follower was not scheduled is gone
+				// before anyone can open it, which is not what this tests.
+				waitFor(drainTimeout, func() bool { return c.hasAll(n) })
 				time.Sleep(tc.pause)
 				if err := os.Rename(path, path+".1"); err != nil {
 					t.Fatal(err)
