@@ -59,8 +59,6 @@ func TestLiteralFixes(t *testing.T) {
 var literalsKept = map[string]string{
 	"sglang/flag-repeated":                "check shows the command's own flags; the record's fix is the example for a log that has none",
 	"sglang/pd-mooncake-ib-device-config": "a JSON value: a placeholder's example cannot hold braces",
-	"sglang/tp-size-not-divisible":        "the TP size that fits depends on the model's head counts, which the configuration does not carry",
-	"sglang/tp-size-heads-assert":         "the TP size that fits depends on the model's head counts, which the configuration does not carry",
 	"sglang/rocm-aiter-mla-head-count":    "the TP size that fits depends on the model's head counts, which the configuration does not carry",
 }
 

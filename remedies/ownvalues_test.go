@@ -169,8 +169,16 @@ func launchFixes(pack *patterns.Pack, table *patterns.FlagTable) (recs []*patter
 		if r.Gen != nil || r.Fix.Before == "" && r.Fix.After == "" {
 			continue
 		}
-		flags := sglangFlags(r.Fix.Before + " " + r.Fix.After)
-		if len(flags) == 0 || slices.ContainsFunc(flags, func(f string) bool { return table.Lookup(f) == nil }) {
+		sglang := func(text string) bool {
+			flags := sglangFlags(text)
+			return len(flags) > 0 && !slices.ContainsFunc(flags, func(f string) bool { return table.Lookup(f) == nil })
+		}
+		// The flags of the change as written, or as its example shows
+		// them: a worked value's default may hold them
+		// ("{parallel_now|--tp-size 4}").
+		before, _ := Render(r.Fix.Before, nil)
+		after, _ := Render(r.Fix.After, nil)
+		if !sglang(r.Fix.Before+" "+r.Fix.After) && !sglang(before+" "+after) {
 			other++
 			continue
 		}

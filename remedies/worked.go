@@ -92,6 +92,14 @@ func (w *workedValues) Lookup(name string) (any, bool) {
 			return nil, false
 		}
 		work = w.tpForWeights
+	case parallelNow:
+		work = w.parallelNow
+	case parallelForHeads:
+		work = w.parallelForHeads
+	case parallelForWeights:
+		work = w.parallelForWeights
+	case parallelOnFewer:
+		work = w.parallelOnFewer
 	default:
 		return w.Values.Lookup(name)
 	}
