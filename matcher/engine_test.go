@@ -51,6 +51,11 @@ const testPack = `
   match: {exception: KeyError, frame: 'multiprocessing/resource_tracker\.py", line \d+, in main', regex: "'/mp-"}
   tags: [benign]
   tests: {match: ['  File "/usr/lib/python3.10/multiprocessing/resource_tracker.py", line 209, in main']}
+- id: t/divide
+  title: divide
+  severity: error
+  match: {exception: AssertionError, regex: '(?:^|Error: )(?P<n>\d+) is not divisible by (?P<d>\d+)'}
+  tests: {match: ["AssertionError: 28 is not divisible by 8"]}
 `
 
 func testMatcher(t testing.TB) *Matcher {

@@ -301,6 +301,11 @@ func (e *Engine) rememberFailed(ln *Line) {
 func (e *Engine) unwrap(ln *Line) bool {
 	for _, o := range e.wrapOwners {
 		p := &e.m.pats[o]
+		if p.confirm(ln.Msg) {
+			// This line says it all on its own (an exception line under
+			// the source line that raised it): nothing was wrapped.
+			continue
+		}
 		for _, sep := range []string{"", " "} {
 			e.joined = append(append(append(e.joined[:0], e.wrapMsg...), sep...), ln.Msg...)
 			if !p.confirm(e.joined) {
@@ -504,13 +509,15 @@ func (e *Engine) newEvent(ln *Line) *event {
 	}
 	// The configuration the server ran under when the event began: a
 	// restart's server_args line may end the event.
+	ev.config, ev.command = nil, nil
 	switch {
-	case e.config != nil:
-		ev.config = e.config
 	case e.known != nil:
-		ev.config = e.known
+		ev.command = e.known
 	case e.cmd.cfg != nil:
-		ev.config = e.cmd.cfg
+		ev.command = e.cmd.cfg
+	}
+	if ev.config = e.config; ev.config == nil {
+		ev.config, ev.command = ev.command, nil
 	}
 	ev.mem = e.mem
 	ev.prev = nil
@@ -1159,8 +1166,8 @@ const maxBenignLines = 64
 // occurrence decides what group g of an event was.
 func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank, Config: ev.config}
-	if ev.mem.known() || ev.prev != nil {
-		o.Config = context{base: ev.config, mem: ev.mem, prev: ev.prev}
+	if ev.mem.known() || ev.prev != nil || ev.command != nil {
+		o.Config = context{base: ev.config, mem: ev.mem, prev: ev.prev, command: ev.command}
 	}
 	if ev.traceback {
 		o.Frame, o.OwnFrame = ev.lastFrame, ev.ownFrame

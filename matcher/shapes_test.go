@@ -313,6 +313,14 @@ func TestEngineShapes(t *testing.T) {
 			want: `t/pp 2-2 rank="" exc="RuntimeError" msg="PD disagg: PP>1 not supported for MiniMax sparse index yet."` + "\n",
 		},
 		{
+			name: "an exception line under a long source line holding the record's words",
+			log: "Traceback (most recent call last):\n" +
+				"  File \"/x/sglang/srt/distributed/utils.py\", line 55, in ensure_divisibility\n" +
+				"    assert numerator % denominator == 0, \"{} is not divisible by {}\".format(\n" +
+				"AssertionError: 28 is not divisible by 8\n",
+			want: `t/divide 1-4 rank="" exc="AssertionError" msg="28 is not divisible by 8"` + "\n",
+		},
+		{
 			name: "a log record hard-wrapped at a space",
 			log: "[2026-11-29 10:15:02] Transfer thread failed because of x. Prefill instance with bootstrap_port=8998 is\ndead.\n" +
 				"[2026-11-29 10:15:03] next\n",
