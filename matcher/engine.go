@@ -124,6 +124,7 @@ type event struct {
 	rank      string
 	first     string // message of the first line
 	config    Config // the server's configuration when the event began
+	command   Config // the launch command known beside a logged configuration: how the user spelt its flags
 	mem       Memory // what the start-up said about GPU memory when the event began
 	carried   bool   // the line that opened it carried the learnt header
 	warnLine  bool   // opened by a warning that says something failed

@@ -152,6 +152,10 @@ type context struct {
 	base Config
 	mem  Memory
 	prev Config
+	// command is the launch command beside a logged configuration (run's
+	// command, or one the log printed): it answers what the logged
+	// configuration does not, such as how the user spelt a flag.
+	command Config
 }
 
 // BaseConfig returns the configuration an occurrence's Config adds the
@@ -175,8 +179,13 @@ func (c context) Lookup(name string) (any, bool) {
 		}
 		return c.prev.Lookup(field)
 	}
-	if c.base == nil {
-		return nil, false
+	if c.base != nil {
+		if v, ok := c.base.Lookup(name); ok {
+			return v, true
+		}
 	}
-	return c.base.Lookup(name)
+	if c.command != nil {
+		return c.command.Lookup(name)
+	}
+	return nil, false
 }

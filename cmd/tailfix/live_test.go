@@ -250,27 +250,42 @@ func TestPipeIsByteExact(t *testing.T) {
 	}
 }
 
-// run knows the launch command: a fix is written in its flags even when
-// the server fails before it logs its configuration.
+// run knows the launch command: a fix is written in its flags, as the
+// user spelt them, whether the server fails before it logs its
+// configuration or after.
 func TestRunWritesFixesInTheCommandsFlags(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "server.sh")
-	body := "#!/bin/sh\ncat >&2 <<'LOG'\n" +
-		"Exception in thread Thread-9 (transfer_worker):\nTraceback (most recent call last):\n" +
+	const crash = "Exception in thread Thread-9 (transfer_worker):\nTraceback (most recent call last):\n" +
 		"  File \"/x/sglang/srt/disaggregation/mooncake/conn.py\", line 1402, in maybe_send_extra\n" +
-		"RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet.\nLOG\nexit 1\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
+		"RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet.\n"
+	const serverArgs = "[2026-03-04 09:10:58] server_args=ServerArgs(model_path='MiniMaxAI/MiniMax-M3', tp_size=2, pp_size=4, disaggregation_mode='prefill', port=30000)\n"
+	tests := []struct {
+		name, log string
+		flags     []string
+		want      string
+	}{
+		{"before its configuration", crash, []string{"--tp-size", "2", "--pp-size", "4"},
+			`"before":"--disaggregation-mode prefill --tp-size 2 --pp-size 4","after":"--disaggregation-mode prefill --tp-size 8 --pp-size 1"`},
+		{"after its configuration, in the user's spelling", serverArgs + crash, []string{"--tp", "2", "--pp-size", "4"},
+			`"before":"--disaggregation-mode prefill --tp 2 --pp-size 4","after":"--disaggregation-mode prefill --tp 8 --pp-size 1"`},
 	}
-	var stdout, stderr syncBuffer
-	code := run([]string{"run", "--format", "json", "--", script, "--model-path", "MiniMaxAI/MiniMax-M3",
-		"--disaggregation-mode", "prefill", "--tp-size", "2", "--pp-size", "4"},
-		strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
-	if code != 1 {
-		t.Errorf("exit status %d, want the child's 1", code)
-	}
-	want := `"before":"--disaggregation-mode prefill --tp-size 2 --pp-size 4","after":"--disaggregation-mode prefill --tp-size 8 --pp-size 1"`
-	if !strings.Contains(stderr.String(), want) {
-		t.Errorf("the fix is not in the command's flags:\n%s", stderr.String())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := filepath.Join(t.TempDir(), "server.sh")
+			body := "#!/bin/sh\ncat >&2 <<'LOG'\n" + tt.log + "LOG\nexit 1\n"
+			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr syncBuffer
+			args := append([]string{"run", "--format", "json", "--", script, "--model-path", "MiniMaxAI/MiniMax-M3",
+				"--disaggregation-mode", "prefill"}, tt.flags...)
+			code := run(args, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+			if code != 1 {
+				t.Errorf("exit status %d, want the child's 1", code)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("the fix is not in the command's flags, want %s:\n%s", tt.want, stderr.String())
+			}
+		})
 	}
 }
 
