@@ -23,6 +23,9 @@ const (
 	// fractionForKVPool is the --mem-fraction-static that leaves room for
 	// a KV-cache pool after the weights, from the start-up's memory lines.
 	fractionForKVPool = "fraction_for_kv_pool"
+	// fractionAboveSuggested is the --mem-fraction-static a little above
+	// the least one sglang's own message computes.
+	fractionAboveSuggested = "fraction_above_suggested"
 	// contextThatFits is the --context-length one request of which fits
 	// in the KV-cache pool the start-up sized.
 	contextThatFits = "context_that_fits"
@@ -84,6 +87,8 @@ func (w *workedValues) Lookup(name string) (any, bool) {
 		work = w.fractionAfterOOM
 	case fractionForKVPool:
 		work = w.fractionForKVPool
+	case fractionAboveSuggested:
+		work = w.fractionAboveSuggested
 	case contextThatFits:
 		work = w.contextThatFits
 	case tpForWeights:
@@ -319,6 +324,42 @@ func (w *workedValues) fractionForKVPool() (string, string, bool) {
 	}
 	why := fmt.Sprintf("Worked from the start-up: %s GB were free before the weights and %s GB after, so the weights take %s of the GPU; with %s more for the KV cache → %s.",
 		gib(m.BeforeWeights), gib(m.AfterWeights), share(used), share(kvShare), fraction(next))
+	return fraction(next), why, true
+}
+
+// Captures of sglang's message when the weights leave the KV cache no
+// room: the fraction it ran with and the least one that leaves any.
+const (
+	capFractionNow       = "current"
+	capFractionSuggested = "suggested"
+)
+
+// suggestedMargin is what a worked fraction adds to the least one sglang
+// suggests: at exactly that, the KV-cache pool is empty.
+const suggestedMargin = 0.03
+
+// fractionAboveSuggested adds a margin to the least fraction sglang's
+// message names, so that the pool holds requests, not nothing.
+func (w *workedValues) fractionAboveSuggested() (string, string, bool) {
+	least, err := strconv.ParseFloat(strings.TrimSpace(w.Captures[capFractionSuggested]), 64)
+	if err != nil || least <= 0 || least >= 1 {
+		return "", "", false
+	}
+	next := math.Ceil((least+suggestedMargin)*100-1e-9) / 100
+	if next > maxFraction {
+		return "", fmt.Sprintf("sglang's message puts the least `--mem-fraction-static` that leaves the KV cache any room at %s: the weights take nearly the whole GPU, "+
+			"and no fraction leaves room for both a KV cache and run-time activations. Spread the model over more GPUs or load a smaller (quantized) checkpoint.", fraction(least)), false
+	}
+	now := ""
+	if f, err := strconv.ParseFloat(strings.TrimSpace(w.Captures[capFractionNow]), 64); err == nil {
+		now = fmt.Sprintf(" (the server ran with %s)", fraction(f))
+		if p, ok := w.number(matcher.Previous + "mem_fraction_static"); ok && f < p && next >= p {
+			return "", fmt.Sprintf("The log's previous start ran with `--mem-fraction-static %s` and this one lowered it to %s; the %s the weights need is back at or above where it started. "+
+				"Failing both ways means the weights, the KV cache and the activations do not fit together: %s.", fraction(p), fraction(f), fraction(next), neitherWay), false
+		}
+	}
+	why := fmt.Sprintf("Worked from the message: the least fraction that leaves the KV cache any room is %s%s; %s more gives the pool room for requests → %s.",
+		fraction(least), now, fraction(suggestedMargin), fraction(next))
 	return fraction(next), why, true
 }
 

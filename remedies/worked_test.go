@@ -103,6 +103,16 @@ func TestWorkedFractions(t *testing.T) {
 			Values{Config: mapConfig{"mem_fraction_static": 0.95, matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 12.3}}, "", "", false},
 		{"kv pool: no start-up lines", fractionForKVPool,
 			Values{Config: mapConfig{"mem_fraction_static": 0.7}}, "", "", false},
+		{"suggested: a margin above sglang's least", fractionAboveSuggested,
+			Values{Captures: map[string]string{capFractionNow: "0.8", capFractionSuggested: "0.848"}}, "0.88", "is 0.848 (the server ran with 0.8); 0.03 more", false},
+		{"suggested: a margin rounds up", fractionAboveSuggested,
+			Values{Captures: map[string]string{capFractionSuggested: "0.6"}}, "0.63", "→ 0.63", false},
+		{"suggested: nearly the whole GPU", fractionAboveSuggested,
+			Values{Captures: map[string]string{capFractionNow: "0.9", capFractionSuggested: "0.94"}}, "", "weights take nearly the whole GPU", true},
+		{"suggested: back where the last start failed the other way", fractionAboveSuggested,
+			Values{Captures: map[string]string{capFractionNow: "0.8", capFractionSuggested: "0.848"}, Config: mapConfig{matcher.Previous + "mem_fraction_static": 0.85}}, "", "Failing both ways", true},
+		{"suggested: the message names none", fractionAboveSuggested,
+			Values{Captures: map[string]string{capFractionNow: "0.8"}}, "", "", false},
 	}
 	for _, tt := range tests {
 		w := &workedValues{Values: tt.vals}
