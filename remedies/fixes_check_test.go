@@ -14,10 +14,7 @@ import (
 // rule at error level that the server's command when the error happens
 // (the fix's before applied to its configuration) does not trip already.
 func TestRenderedFixesPassCheck(t *testing.T) {
-	table, err := patterns.Flags()
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := flagTable(t)
 	renders, err := ownRenders()
 	if err != nil {
 		t.Fatal(err)

@@ -50,14 +50,7 @@ func TestSglangFlags(t *testing.T) {
 // a fix whose flags that release lacks is not shown as a change to make:
 // its remedy says which releases have them.
 func TestRemedyFixesPassCheck(t *testing.T) {
-	pack, err := patterns.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	newest, err := patterns.Flags()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pack, newest := builtin(t)
 	h, err := patterns.FlagHistories()
 	if err != nil {
 		t.Fatal(err)

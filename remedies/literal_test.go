@@ -65,14 +65,7 @@ var literalsKept = map[string]string{
 // The built-in records draw every value of the user's own choosing from
 // the configuration, but for those kept with a reason.
 func TestBuiltinLiteralFixes(t *testing.T) {
-	pack, err := patterns.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	table, err := patterns.Flags()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pack, table := builtin(t)
 	kept := map[string]bool{}
 	for _, l := range LiteralFixes(pack, table) {
 		if _, ok := literalsKept[l.Record.ID]; ok {

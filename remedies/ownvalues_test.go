@@ -352,14 +352,7 @@ func TestFixesInOwnValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pack, err := patterns.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	table, err := patterns.Flags()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pack, table := builtin(t)
 	recs, other := launchFixes(pack, table)
 	deps := deployments(t)
 	names := make([]string, 0, len(deps))

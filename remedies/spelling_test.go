@@ -13,10 +13,7 @@ import (
 // flags as that command did; flags it does not pass keep their usual
 // name.
 func TestFixInUsersSpelling(t *testing.T) {
-	table, err := patterns.Flags()
-	if err != nil {
-		t.Fatal(err)
-	}
+	table := flagTable(t)
 	cmd, err := launch.ParseText("python -m sglang.launch_server --model-path m --tp 4 --mem-fraction=0.9 --dp 2 --enable-dp-attention", "command", table)
 	if err != nil {
 		t.Fatal(err)
