@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -520,8 +521,35 @@ func flagGroups(s string) []string {
 	return groups
 }
 
-// diffFlags renders before and after with the groups that differ marked.
+// remarkRE finds a remark set off after a command line: "…   (check the
+// head counts)".
+var remarkRE = regexp.MustCompile(`^(.*?\S)\s{2,}(\([^()]*\))$`)
+
+// splitRemark separates a command line from a remark after it.
+func splitRemark(s string) (cmd, remark string) {
+	if m := remarkRE.FindStringSubmatch(s); m != nil {
+		return m[1], m[2]
+	}
+	return s, ""
+}
+
+// diffFlags renders before and after with the groups that differ marked;
+// a remark after either is shown as a remark, not as a change.
 func diffFlags(before, after string, st *styles) (string, string) {
+	before, bRemark := splitRemark(before)
+	after, aRemark := splitRemark(after)
+	withRemark := func(s, remark string) string {
+		if remark == "" {
+			return s
+		}
+		return s + "   " + st.meta.Render(remark)
+	}
+	b, a := diffGroups(before, after, st)
+	return withRemark(b, bRemark), withRemark(a, aRemark)
+}
+
+// diffGroups renders two command lines with the groups that differ marked.
+func diffGroups(before, after string, st *styles) (string, string) {
 	bg, ag := flagGroups(before), flagGroups(after)
 	mark := func(groups, other []string, changed interface{ Render(...string) string }) string {
 		in := make(map[string]int, len(other))

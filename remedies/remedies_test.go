@@ -63,6 +63,29 @@ func TestDiffFlagsMarksOnlyChanges(t *testing.T) {
 	}
 }
 
+// A remark after a command line is neither a flag nor a change.
+func TestDiffFlagsKeepsARemarkApart(t *testing.T) {
+	var buf bytes.Buffer
+	st := newStyles(&buf, true)
+	before, after := diffFlags("--tp-size 8", "--tp-size 4 --pp-size 2   (check the head counts)", &st)
+	if want := st.added.Render("--pp-size 2") + "   " + st.meta.Render("(check the head counts)"); !strings.HasSuffix(after, want) {
+		t.Errorf("after = %q, want it to end %q", after, want)
+	}
+	if before != st.removed.Render("--tp-size 8") {
+		t.Errorf("before = %q", before)
+	}
+	for _, tt := range []struct{ in, cmd, remark string }{
+		{"--tp-size 4   (a note)", "--tp-size 4", "(a note)"},
+		{"--tp-size 4 (not set off)", "--tp-size 4 (not set off)", ""},
+		{"--x 1   (a (nested) note)", "--x 1   (a (nested) note)", ""},
+		{"(only a note)", "(only a note)", ""},
+	} {
+		if cmd, remark := splitRemark(tt.in); cmd != tt.cmd || remark != tt.remark {
+			t.Errorf("splitRemark(%q) = %q, %q; want %q, %q", tt.in, cmd, remark, tt.cmd, tt.remark)
+		}
+	}
+}
+
 func TestWrapWords(t *testing.T) {
 	got := wrapWords("aaa bbb ccc --a-long-flag-name dd", 10)
 	want := []string{"aaa bbb", "ccc", "--a-long-flag-name", "dd"}
