@@ -47,7 +47,6 @@ const (
 type tailfix struct {
 	m    *matcher.Matcher
 	min  patterns.Severity
-	keys []string
 	idle time.Duration
 	max  int
 	next consumer.Logs
@@ -56,6 +55,7 @@ type tailfix struct {
 	mu      sync.Mutex
 	streams map[string]*stream
 	swept   time.Time
+	sk      streamKey
 	line    []byte            // a record's body as lines
 	json    bytes.Buffer      // a finding record's body
 	printer *remedies.Printer // writes json
@@ -84,9 +84,9 @@ type fed struct {
 
 func newProcessor(cfg *Config, m *matcher.Matcher, next consumer.Logs, now func() time.Time) *tailfix {
 	least, _ := patterns.ParseSeverity(cfg.MinSeverity) // validated
-	p := &tailfix{m: m, min: least, keys: slices.Clone(cfg.StreamKeys),
-		idle: cfg.IdleTimeout, max: cfg.MaxStreams, next: next, now: now,
-		streams: make(map[string]*stream)}
+	p := &tailfix{m: m, min: least, idle: cfg.IdleTimeout, max: cfg.MaxStreams,
+		next: next, now: now, streams: make(map[string]*stream),
+		sk: streamKey{keys: slices.Clone(cfg.StreamKeys)}}
 	p.printer = remedies.NewPrinter(&p.json, remedies.Options{Format: remedies.JSON})
 	return p
 }
@@ -104,16 +104,16 @@ func (p *tailfix) process(_ context.Context, ld plog.Logs) (plog.Logs, error) {
 	for i := range rls.Len() {
 		rl := rls.At(i)
 		res := rl.Resource()
-		rk := p.resourceKey(res)
+		p.sk.resource(res)
 		for _, sl := range rl.ScopeLogs().All() {
 			for _, lr := range sl.LogRecords().All() {
-				key, name := p.recordKey(rk, res, lr)
-				st := p.streams[key]
+				key, name := p.sk.record(res, lr)
+				st := p.streams[string(key)]
 				if st == nil {
 					if len(p.streams) >= p.max {
 						dropped = append(dropped, p.drop(p.oldest()))
 					}
-					st = p.open(key, name, res)
+					st = p.open(string(key), string(name), res)
 				}
 				if !st.touched {
 					st.touched = true
@@ -275,13 +275,15 @@ func (p *tailfix) drop(key string) *stream {
 	return st
 }
 
-// oldest returns the key of the stream idle longest.
+// oldest returns the key of the stream idle longest, one the batch has not
+// fed if there is one.
 func (p *tailfix) oldest() string {
 	var key string
-	var at time.Time
+	var old *stream
 	for k, st := range p.streams {
-		if key == "" || st.last.Before(at) || st.last.Equal(at) && k < key {
-			key, at = k, st.last
+		if old == nil || old.touched && !st.touched ||
+			old.touched == st.touched && cmp(st.last, old.last, k, key) < 0 {
+			key, old = k, st
 		}
 	}
 	return key
@@ -328,58 +330,78 @@ func (p *tailfix) shutdown(ctx context.Context) error {
 	return p.next.ConsumeLogs(ctx, ld)
 }
 
-// resKey is what a resource says of the streams of its records.
-type resKey struct {
-	key, name string
-	// missing are the stream keys the resource lacks, looked for on each
-	// record.
-	missing []string
+// streamKey builds the key and the name of records' streams in buffers
+// it reuses: first what their resource says, then, for each record, what
+// the record adds.
+type streamKey struct {
+	keys    []string
+	missing []string // the stream keys the resource lacks, to look for on each record
+	key     []byte   // the resource's part, then the record's
+	name    []byte
+	rk, rn  int    // the lengths of the resource's part
+	all     []byte // all the resource's attributes, when it has no stream key
+	kv      []string
 }
 
-// resourceKey reads the stream keys of a resource.
-func (p *tailfix) resourceKey(res pcommon.Resource) resKey {
-	var rk resKey
+// resource reads the stream keys of a resource.
+func (sk *streamKey) resource(res pcommon.Resource) {
+	sk.key, sk.name, sk.missing, sk.all = sk.key[:0], sk.name[:0], sk.missing[:0], sk.all[:0]
 	attrs := res.Attributes()
-	for _, k := range p.keys {
-		v, ok := attrs.Get(k)
-		if !ok {
-			rk.missing = append(rk.missing, k)
-			continue
-		}
-		rk.add(k, v.AsString())
-	}
-	return rk
-}
-
-func (rk *resKey) add(k, v string) {
-	rk.key += k + "\x00" + v + "\x00"
-	if rk.name != "" {
-		rk.name += " "
-	}
-	rk.name += v
-}
-
-// recordKey returns the key and the name of a record's stream: the stream
-// keys its resource has, and those it lacks that the record has; or, when
-// neither has any, all the resource's attributes.
-func (p *tailfix) recordKey(rk resKey, res pcommon.Resource, lr plog.LogRecord) (key, name string) {
-	attrs := lr.Attributes()
-	for _, k := range rk.missing {
+	for _, k := range sk.keys {
 		if v, ok := attrs.Get(k); ok {
-			rk.add(k, v.AsString())
+			sk.add(k, v)
+		} else {
+			sk.missing = append(sk.missing, k)
 		}
 	}
-	if rk.key != "" {
-		return rk.key, rk.name
+	sk.rk, sk.rn = len(sk.key), len(sk.name)
+}
+
+func (sk *streamKey) add(k string, v pcommon.Value) {
+	s := v.Str()
+	if v.Type() != pcommon.ValueTypeStr {
+		s = v.AsString()
 	}
-	var kv []string
-	for k, v := range res.Attributes().All() {
-		kv = append(kv, k+"="+v.AsString())
+	sk.key = append(append(append(append(sk.key, k...), 0), s...), 0)
+	if len(sk.name) > 0 {
+		sk.name = append(sk.name, ' ')
 	}
-	if len(kv) == 0 {
-		return "\x01", "-"
+	sk.name = append(sk.name, s...)
+}
+
+// record returns the key and the name of a record's stream: the stream
+// keys its resource has, and those it lacks that the record has; or, when
+// neither has any, all the resource's attributes. They are valid until
+// the next call.
+func (sk *streamKey) record(res pcommon.Resource, lr plog.LogRecord) (key, name []byte) {
+	sk.key, sk.name = sk.key[:sk.rk], sk.name[:sk.rn]
+	if len(sk.missing) > 0 {
+		attrs := lr.Attributes()
+		for _, k := range sk.missing {
+			if v, ok := attrs.Get(k); ok {
+				sk.add(k, v)
+			}
+		}
 	}
-	slices.Sort(kv)
-	name = strings.Join(kv, ",")
-	return "\x01" + name, name
+	if len(sk.key) > 0 {
+		return sk.key, sk.name
+	}
+	if len(sk.all) == 0 {
+		sk.kv = sk.kv[:0]
+		for k, v := range res.Attributes().All() {
+			sk.kv = append(sk.kv, k+"="+v.AsString())
+		}
+		slices.Sort(sk.kv)
+		sk.all = append(sk.all, 1)
+		if len(sk.kv) == 0 {
+			sk.all = append(sk.all, '-')
+		}
+		for i, kv := range sk.kv {
+			if i > 0 {
+				sk.all = append(sk.all, ',')
+			}
+			sk.all = append(sk.all, kv...)
+		}
+	}
+	return sk.all, sk.all[1:]
 }

@@ -576,3 +576,96 @@ func TestConcurrentBatches(t *testing.T) {
 func TestShutdownVerifier(t *testing.T) {
 	processortest.VerifyShutdown(t, NewFactory(), createDefaultConfig())
 }
+
+// BenchmarkHealthyBatch diagnoses batches of 1,000 records of a healthy
+// start-up, from four pods interleaved.
+func BenchmarkHealthyBatch(b *testing.B) {
+	healthy, err := os.ReadFile("../../testdata/logs/healthy-tp8-startup.log")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bodies := strings.Split(strings.TrimSuffix(string(healthy), "\n"), "\n")
+	var lines []line
+	for i := range 1000 {
+		lines = append(lines, line{fmt.Sprintf("p%d", i%4), bodies[i/4%len(bodies)]})
+	}
+	ld := batch(lines)
+	p := newProcessor(createDefaultConfig(), builtin(b), consumertest.NewNop(), time.Now)
+	var size int64
+	for _, l := range lines {
+		size += int64(len(l.body)) + 1
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.process(context.Background(), ld); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Streams are keyed by the stream keys of the resource, then of the
+// record, or else by all the resource's attributes: a traceback whose
+// lines are in records of two resources of one stream is one finding, and
+// the lines of two streams that share a resource are kept apart.
+func TestStreamKeys(t *testing.T) {
+	type rec struct {
+		res, attrs map[string]string
+		body       string
+	}
+	tb := oomLines[1:5]
+	file := func(path string) map[string]string { return map[string]string{"log.file.path": path} }
+	host := map[string]string{"host.name": "gpu-1"}
+	for _, tc := range []struct {
+		name    string
+		recs    []rec
+		sources []string // of the finding records
+	}{
+		{"one pod in two resources", []rec{
+			{map[string]string{"k8s.pod.name": "a", "x": "1"}, nil, tb[0]},
+			{map[string]string{"k8s.pod.name": "a", "x": "2"}, nil, tb[1]},
+			{map[string]string{"k8s.pod.name": "a", "x": "1"}, nil, tb[2]},
+			{map[string]string{"k8s.pod.name": "a", "x": "2"}, nil, tb[3]},
+		}, []string{"a"}},
+		{"two files of one host", []rec{
+			{host, file("/x.log"), tb[0]}, {host, file("/y.log"), tb[0]},
+			{host, file("/x.log"), tb[1]}, {host, file("/y.log"), tb[1]},
+			{host, file("/x.log"), tb[2]}, {host, file("/y.log"), tb[2]},
+			{host, file("/x.log"), tb[3]}, {host, file("/y.log"), tb[3]},
+		}, []string{"gpu-1 /x.log", "gpu-1 /y.log"}},
+		{"no stream key", []rec{
+			{map[string]string{"b": "2", "a": "1"}, nil, tb[0]}, {nil, nil, tb[0]},
+			{map[string]string{"a": "1", "b": "2"}, nil, tb[1]}, {nil, nil, tb[1]},
+			{map[string]string{"b": "2", "a": "1"}, nil, tb[2]}, {nil, nil, tb[2]},
+			{map[string]string{"a": "1", "b": "2"}, nil, tb[3]}, {nil, nil, tb[3]},
+		}, []string{"a=1,b=2", "-"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := start(t, createDefaultConfig())
+			ld := plog.NewLogs()
+			for _, r := range tc.recs {
+				rl := ld.ResourceLogs().AppendEmpty()
+				for k, v := range r.res {
+					rl.Resource().Attributes().PutStr(k, v)
+				}
+				lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+				lr.Body().SetStr(r.body)
+				for k, v := range r.attrs {
+					lr.Attributes().PutStr(k, v)
+				}
+			}
+			var sources []string
+			for _, o := range h.consume(ld) {
+				if o.finding {
+					if o.id != "torch/cuda-oom" || o.json["line"] != 1.0 || o.json["end_line"] != 4.0 {
+						t.Errorf("finding %s at %v-%v; want torch/cuda-oom at 1-4", o.id, o.json["line"], o.json["end_line"])
+					}
+					sources = append(sources, o.json["source"].(string))
+				}
+			}
+			if strings.Join(sources, "|") != strings.Join(tc.sources, "|") {
+				t.Errorf("findings in %q; want %q", sources, tc.sources)
+			}
+		})
+	}
+}
