@@ -669,3 +669,33 @@ func TestStreamKeys(t *testing.T) {
 		})
 	}
 }
+
+// A traceback told at the end of a batch as it stood, which the next
+// batch's chained exception makes another finding, is withdrawn by a
+// finding record of its own before the new finding's.
+func TestFindingWithdrawnByTheNextBatch(t *testing.T) {
+	h := start(t, createDefaultConfig())
+	unknown := [3]string{"unknown/traceback", "error", ""}
+	one := podLines("a",
+		"[2026-11-29 10:15:03 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+		`  File "/x/y.py", line 3, in f`,
+		"ValueError: the weights are not where they should be")
+	two := podLines("a", "", "During handling of the above exception, another exception occurred:", "",
+		"Traceback (most recent call last):",
+		`  File "/x/model_runner.py", line 1090, in load_model`,
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+		"[2026-11-29 10:15:04] next")
+	w := want(one, map[int][3]string{0: unknown, 1: unknown, 2: unknown}, `a: finding found unknown/traceback error symptom_of=""`)
+	if got := list(h.consume(batch(one))); got != w {
+		t.Fatalf("first batch:\n%swant\n%s", got, w)
+	}
+	got := h.consume(batch(two))
+	w = want(two, map[int][3]string{0: oom, 1: oom, 2: oom, 3: oom, 4: oom, 5: oom},
+		`a: finding withdrawn unknown/traceback error symptom_of=""`, `a: finding found torch/cuda-oom error symptom_of=""`)
+	if list(got) != w {
+		t.Fatalf("second batch:\n%swant\n%s", list(got), w)
+	}
+	if got[7].json["withdrawn"] != true || got[8].json["line"] != 1.0 {
+		t.Errorf("withdrawal %v\nnew finding %v", got[7].json, got[8].json)
+	}
+}
