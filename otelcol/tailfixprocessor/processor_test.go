@@ -375,7 +375,7 @@ func TestRecordsPassThroughUnchanged(t *testing.T) {
 	}
 	bodies := strings.Split(strings.TrimSuffix(string(healthy), "\n"), "\n")
 	lines := interleave(podLines("a", bodies...), podLines("b", bodies[:20]...))
-	make := func() plog.Logs {
+	logs := func() plog.Logs {
 		ld := batch(lines)
 		rl := ld.ResourceLogs().AppendEmpty()
 		rl.Resource().Attributes().PutStr("service.name", "router")
@@ -390,13 +390,13 @@ func TestRecordsPassThroughUnchanged(t *testing.T) {
 		return ld
 	}
 	var m plog.JSONMarshaler
-	in, err := m.MarshalLogs(make())
+	in, err := m.MarshalLogs(logs())
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := start(t, createDefaultConfig())
 	h.sink.Reset()
-	if err := h.p.ConsumeLogs(context.Background(), make()); err != nil {
+	if err := h.p.ConsumeLogs(context.Background(), logs()); err != nil {
 		t.Fatal(err)
 	}
 	gotLogs := h.sink.AllLogs()
@@ -419,7 +419,7 @@ func TestRecordsPassThroughUnchanged(t *testing.T) {
 	h = start(t, cfg)
 	var annotated []string
 	findings := 0
-	for _, o := range h.consume(make()) {
+	for _, o := range h.consume(logs()) {
 		switch {
 		case o.finding:
 			findings++
