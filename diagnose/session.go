@@ -8,7 +8,10 @@
 //
 // Every mode of tailfix gets its findings here: scan and measure read
 // whole inputs with Source.Scan; the pipe, run and follow feed bytes as
-// they come with Source.Write and receive live Updates. What the engine
+// they come with Source.Write and receive live Updates; a reader that must
+// say what a batch of lines is before it hands the batch on (the collector
+// processor in otelcol/) feeds it with Source.Feed and asks with
+// Source.Pause which events the batch's lines belong to. What the engine
 // makes of the bytes does not depend on their pacing, so a live session
 // ends with the same reports as a scan of the same bytes; while an event
 // is still open and the input is quiet, the session shows it as it stands
@@ -74,6 +77,9 @@ type Options struct {
 	Update func(Update)
 	// Settle and Cut are the waits above; zero means the default.
 	Settle, Cut time.Duration
+	// MinSeverity is the least severity of a finding that Update shows;
+	// zero means error.
+	MinSeverity patterns.Severity
 }
 
 // Session is a diagnosis of several inputs. Its methods are safe for
@@ -94,6 +100,9 @@ func New(m *matcher.Matcher, opt Options) *Session {
 	}
 	if opt.Cut <= 0 {
 		opt.Cut = DefaultCut
+	}
+	if opt.MinSeverity == 0 {
+		opt.MinSeverity = patterns.SeverityError
 	}
 	return &Session{m: m, opt: opt, paired: make(map[string]bool)}
 }
@@ -117,8 +126,8 @@ type Source struct {
 	eng   *matcher.Engine
 	live  *matcher.Live
 	// shows is true for an input read live: its findings are shown as
-	// they come.
-	shows bool
+	// they come. fed is true for an input fed with Feed.
+	shows, fed bool
 
 	// Guarded by s.mu.
 	corr    *correlator
@@ -128,6 +137,15 @@ type Source struct {
 	lines   int64
 	prov    []provisional   // shown events that are still open
 	hinted  map[string]bool // keys shown live
+	seen    []seen          // a fed input's occurrences since the last Pause
+	paused  []Span          // the open events the last Pause returned
+}
+
+// seen is an occurrence of a fed input: the finding it went to, and its
+// lines.
+type seen struct {
+	f             *Finding
+	line, endLine int64
 }
 
 // provisional is an open event shown as it stands.
@@ -209,6 +227,75 @@ func (src *Source) Write(p []byte) (int, error) { return src.live.Write(p) }
 // it.
 func (src *Source) Break() { src.live.Break() }
 
+// Feed diagnoses bytes of an input that is neither scanned nor started,
+// split anywhere, on the caller's goroutine: the updates they make come
+// before it returns. It is for a reader that gets lines in batches and
+// says what they are before it hands them on; it calls Pause after each
+// batch, and Close at the end.
+func (src *Source) Feed(p []byte) {
+	src.fed, src.shows = true, true
+	src.eng.Write(p)
+}
+
+// Seen is an occurrence in a fed input: the lines of one event, and its
+// finding as a live reader sees it (linked to its cause).
+type Seen struct {
+	Finding       *Finding
+	Line, EndLine int64
+}
+
+// Pause says that a fed input has nothing more for now. Its open events
+// that have what makes them complete are shown as they stand, as a live
+// input shows them once quiet for the settle wait; a traceback still
+// waiting for its exception line stays open. It returns the occurrences
+// since the last Pause, in the order their events ended, then those
+// complete events as they stand, unless the last Pause returned them as
+// they stand now (they come again when they end).
+func (src *Source) Pause() []Seen {
+	s := src.s
+	src.tick(0)
+	src.tick(s.opt.Settle)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := src.paused
+	src.paused = nil
+	src.eng.Peek(func(o matcher.Occurrence, settled bool) {
+		if !settled {
+			return
+		}
+		sp := Span{o.Line, o.EndLine}
+		src.paused = append(src.paused, sp)
+		if slices.Contains(last, sp) {
+			return
+		}
+		o.Config = withSides(o.Config)
+		k := key(&o)
+		f := src.corr.byKey[k]
+		for _, p := range src.prov {
+			if f == nil && p.start == o.Line && p.key == k {
+				f = p.f
+			}
+		}
+		if f == nil {
+			f = newFinding(o, k, src.idx)
+		}
+		src.seen = append(src.seen, seen{f, o.Line, o.EndLine})
+	})
+	out := make([]Seen, len(src.seen))
+	views := make(map[string]*Finding)
+	for i, x := range src.seen {
+		v := views[x.f.key]
+		if v == nil {
+			v = s.linked(src, x.f)
+			views[x.f.key] = v
+		}
+		out[i] = Seen{Finding: v, Line: x.line, EndLine: x.endLine}
+	}
+	clear(src.seen)
+	src.seen = src.seen[:0]
+	return out
+}
+
 // Restart counts lines from 1 again: the bytes written next are the start
 // of another file (a followed log was rotated or truncated).
 func (src *Source) Restart() { src.live.Restart() }
@@ -249,6 +336,9 @@ func (src *Source) emit(o matcher.Occurrence) {
 		}
 	}
 	f, isNew := src.corr.add(o, src.idx)
+	if f != nil && src.fed {
+		src.seen = append(src.seen, seen{f, o.Line, o.EndLine})
+	}
 	if f != nil && isNew {
 		src.found(f)
 	}
@@ -257,7 +347,7 @@ func (src *Source) emit(o matcher.Occurrence) {
 // found shows a new finding live, once per key.
 func (src *Source) found(f *Finding) {
 	s := src.s
-	if s.opt.Update == nil || !src.shows || f.Severity < patterns.SeverityError || src.hinted[f.key] {
+	if s.opt.Update == nil || !src.shows || f.Severity < s.opt.MinSeverity || src.hinted[f.key] {
 		return
 	}
 	src.hinted[f.key] = true
@@ -353,7 +443,7 @@ func (src *Source) show(o matcher.Occurrence, settled bool) {
 	f.Provisional = !settled
 	src.prov = append(src.prov, provisional{start: o.Line, key: k, f: f})
 	s := src.s
-	if s.opt.Update == nil || f.Severity < patterns.SeverityError || src.corr.has(k) || src.hinted[k] {
+	if s.opt.Update == nil || f.Severity < s.opt.MinSeverity || src.corr.has(k) || src.hinted[k] {
 		return
 	}
 	src.prov[len(src.prov)-1].shown = true

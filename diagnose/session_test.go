@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tailfix/tailfix/matcher"
+	"github.com/tailfix/tailfix/patterns"
 )
 
 // recorder keeps a live session's updates.
@@ -429,5 +432,99 @@ func TestLiveFoldingIsBounded(t *testing.T) {
 	}
 	if got, want := listReports(s.Reports()), listReports(scanText(t, m, data).Reports()); got != want {
 		t.Errorf("live ends with:\n%.2000s\nscan with:\n%.2000s", got, want)
+	}
+}
+
+// A fed input says after each batch which events the batch's lines belong
+// to: a traceback whose exception line is the batch's last line is shown
+// at once, as it stands, and comes again when the next batch ends it; the
+// symptom of the next batch is linked to it. Each finding is shown once,
+// and closing the input says nothing more.
+func TestFedInputSaysWhatEachBatchIs(t *testing.T) {
+	var rec recorder
+	s := New(testMatcher(t), Options{Update: rec.update})
+	src := s.Add("x.log", SourceOptions{})
+	lines := strings.SplitAfter(dyingTraceback, "\n")
+	listSeen := func(ss []Seen) string {
+		var b strings.Builder
+		for _, x := range ss {
+			fmt.Fprintf(&b, "%s %d-%d symptom_of=%q\n", x.Finding.ID, x.Line, x.EndLine, x.Finding.SymptomOf)
+		}
+		return b.String()
+	}
+	for _, l := range lines[:4] {
+		src.Feed([]byte(l))
+	}
+	if got, want := listSeen(src.Pause()), "t/oom 2-4 symptom_of=\"\"\n"; got != want {
+		t.Errorf("first batch: seen\n%swant\n%s", got, want)
+	}
+	if got, want := rec.String(), "found t/oom x.log:2 symptom_of=\"\"\n"; got != want {
+		t.Errorf("first batch: updates\n%swant\n%s", got, want)
+	}
+	src.Feed([]byte(lines[4]))
+	want := "t/oom 2-4 symptom_of=\"\"\n" + "t/sigquit 5-5 symptom_of=\"t/oom\"\n"
+	if got := listSeen(src.Pause()); got != want {
+		t.Errorf("second batch: seen\n%swant\n%s", got, want)
+	}
+	if got := listSeen(src.Pause()); got != "" {
+		t.Errorf("a pause with nothing fed saw\n%s", got)
+	}
+	src.Close()
+	want = "found t/oom x.log:2 symptom_of=\"\"\n" + "found t/sigquit x.log:5 symptom_of=\"t/oom\"\n"
+	if got := rec.String(); got != want {
+		t.Errorf("updates\n%swant\n%s", got, want)
+	}
+}
+
+// A traceback cut at the end of a batch, before its exception line, is
+// not shown: it is what the next batch makes of it.
+func TestFedInputWaitsForTheExceptionLine(t *testing.T) {
+	var rec recorder
+	s := New(testMatcher(t), Options{Update: rec.update})
+	src := s.Add("x.log", SourceOptions{})
+	lines := strings.SplitAfter(dyingTraceback, "\n")
+	src.Feed([]byte(strings.Join(lines[:3], "")))
+	if got := src.Pause(); len(got) != 0 || len(rec.got) != 0 {
+		t.Fatalf("a traceback without its exception line was seen: %v, updates %s", got, rec.String())
+	}
+	src.Feed([]byte(lines[3]))
+	got := src.Pause()
+	if len(got) != 1 || got[0].Finding.ID != "t/oom" || got[0].Line != 2 || got[0].EndLine != 4 {
+		t.Fatalf("seen %+v; want t/oom on lines 2-4", got)
+	}
+}
+
+// MinSeverity sets the least severity a live update shows: a warning is
+// shown when it is warning, not by default; a fed input sees it either way.
+func TestMinSeverityOfUpdates(t *testing.T) {
+	recs, err := patterns.ParseYAML("warn.yaml", []byte(`
+- id: t/slow
+  title: slow
+  severity: warning
+  match: {message: "Prefill is slow."}
+  tests: {match: ["Prefill is slow."]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack, err := patterns.NewPack(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := matcher.Compile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		min     patterns.Severity
+		updates int
+	}{{0, 0}, {patterns.SeverityError, 0}, {patterns.SeverityWarning, 1}, {patterns.SeverityInfo, 1}} {
+		var rec recorder
+		src := New(m, Options{Update: rec.update, MinSeverity: tc.min}).Add("x.log", SourceOptions{})
+		src.Feed([]byte("[2026-11-29 10:15:02 TP0] Prefill is slow.\n"))
+		seen := src.Pause()
+		if len(rec.got) != tc.updates || len(seen) != 1 {
+			t.Errorf("MinSeverity %v: %d updates, %d seen; want %d, 1", tc.min, len(rec.got), len(seen), tc.updates)
+		}
 	}
 }
