@@ -74,6 +74,11 @@ type Options struct {
 	Update func(Update)
 	// Settle and Cut are the waits above; zero means the default.
 	Settle, Cut time.Duration
+
+	// confirmEveryLine runs each proposed record's regexp on every line
+	// (matcher.Engine.ConfirmEveryLine): the reference the reuse of what
+	// confirmed on a line's shape is tested against.
+	confirmEveryLine bool
 }
 
 // Session is a diagnosis of several inputs. Its methods are safe for
@@ -145,6 +150,9 @@ func (s *Session) Add(name string, opt SourceOptions) *Source {
 	src := &Source{s: s, name: name, idx: len(s.sources), group: opt.Group,
 		corr: newCorrelator(), cfg: opt.Known, hinted: make(map[string]bool)}
 	src.eng = s.m.NewEngine(name, src.emit)
+	if s.opt.confirmEveryLine {
+		src.eng.ConfirmEveryLine()
+	}
 	if opt.Known != nil {
 		src.eng.KnowConfig(opt.Known)
 	}

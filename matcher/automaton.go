@@ -179,6 +179,11 @@ type pattern struct {
 	// bytes only; a message that holds none is refused without running
 	// the regex, which most proposals of a flood line are.
 	needles [][]byte
+	// shape says which words of a message confirm cannot tell apart
+	// (see analyseShape), worked out when first needed; nil when confirm
+	// runs on every line.
+	shape     *shapeSpec
+	shapeOnce sync.Once
 }
 
 // regexp returns the pattern's compiled regex. A generated regex that does
@@ -203,7 +208,7 @@ func (p *pattern) confirm(msg []byte) bool {
 	if p.lit != nil {
 		return bytes.Contains(msg, p.lit)
 	}
-	if p.needles != nil && !slices.ContainsFunc(p.needles, func(n []byte) bool { return bytes.Contains(msg, n) }) {
+	if p.needles != nil && !p.hasNeedle(msg) {
 		return false
 	}
 	re := p.regexp()
@@ -214,6 +219,34 @@ func (p *pattern) confirm(msg []byte) bool {
 		return slices.ContainsFunc(p.decide, func(d decider) bool { return d.match(msg) })
 	}
 	return re.Match(msg)
+}
+
+// shapeSpec returns what confirm cannot tell apart in a message, or nil
+// when each message is to be confirmed: a record confirmed by a literal,
+// which costs no more than a look-up, or a regexp not analysed. Equal
+// specs are one value, interned in specs.
+func (p *pattern) shapeSpec(m *Matcher) *shapeSpec {
+	p.shapeOnce.Do(func() {
+		expr := p.rec.Match.Regex
+		if p.frame != nil {
+			expr = p.rec.Match.Frame
+		}
+		if p.lit != nil || expr == "" {
+			return
+		}
+		sp := analyseShape(expr)
+		if sp == nil || !sp.masksAny() {
+			return
+		}
+		p.shape = m.intern(sp)
+	})
+	return p.shape
+}
+
+// hasNeedle reports whether msg holds one of the record's needles, which
+// every match holds.
+func (p *pattern) hasNeedle(msg []byte) bool {
+	return slices.ContainsFunc(p.needles, func(n []byte) bool { return bytes.Contains(msg, n) })
 }
 
 // captures returns the named groups of the pattern's regex in msg.
@@ -260,6 +293,25 @@ type Matcher struct {
 	// libs holds the records of the libraries sglang runs on, each read
 	// when a traceback first passes through it (library).
 	libs sync.Map
+	// specs interns the records' shape specs (shapeSpec), so that records
+	// that mask alike share a line's shape.
+	specMu sync.Mutex
+	specs  map[shapeSpec]*shapeSpec
+}
+
+// intern returns the one spec equal to sp, numbered.
+func (m *Matcher) intern(sp *shapeSpec) *shapeSpec {
+	m.specMu.Lock()
+	defer m.specMu.Unlock()
+	if have := m.specs[*sp]; have != nil {
+		return have
+	}
+	if m.specs == nil {
+		m.specs = map[shapeSpec]*shapeSpec{}
+	}
+	m.specs[*sp] = sp
+	sp.id = uint64(len(m.specs))
+	return sp
 }
 
 // raisedNeedle is one needle of a raised message's record.

@@ -38,6 +38,11 @@ var (
 // exception: "Process SpawnProcess-3:".
 var processHeadRE = regexp.MustCompile(`^Process [A-Za-z]*Process-\d+(?::\d+)*:$`)
 
+// processHead reports whether a line is multiprocessing's header.
+func processHead(msg []byte) bool {
+	return bytes.HasPrefix(msg, []byte("Process ")) && processHeadRE.Match(msg)
+}
+
 // caughtSignalRE is the crash report of UCX and similar runtimes:
 // "[host:123:0:456] Caught signal 11 (Segmentation fault: …)".
 var caughtSignalRE = regexp.MustCompile(`Caught signal \d+ \(`)
@@ -300,15 +305,14 @@ func (e *Engine) rememberFailed(ln *Line) {
 // this line; unwrap reports whether this line was taken.
 func (e *Engine) unwrap(ln *Line) bool {
 	for _, o := range e.wrapOwners {
-		p := &e.m.pats[o]
-		if p.confirm(ln.Msg) {
+		if e.confirm(o, ln.Msg) {
 			// This line says it all on its own (an exception line under
 			// the source line that raised it): nothing was wrapped.
 			continue
 		}
 		for _, sep := range []string{"", " "} {
 			e.joined = append(append(append(e.joined[:0], e.wrapMsg...), sep...), ln.Msg...)
-			if !p.confirm(e.joined) {
+			if !e.confirm(o, e.joined) {
 				continue
 			}
 			return e.joinedHit(ln, o)
@@ -376,7 +380,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		switch {
 		case o >= 0:
 			p := &e.m.pats[o]
-			if !p.confirm(msg) {
+			if !e.confirm(o, msg) {
 				e.fail(o)
 				continue
 			}
@@ -390,7 +394,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		case marker(o) == markTraceback, marker(o) == markThread:
 			opens = true
 		case marker(o) == markProcess:
-			opens = opens || processHeadRE.Match(msg)
+			opens = opens || processHead(msg)
 		case marker(o) == markNative:
 			if c, ok := nativeOpening(msg); ok {
 				opens, native = true, c
@@ -481,7 +485,10 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		}
 	}
 	for _, h := range hits {
-		e.addHit(ev, h, msg)
+		if len(ev.hits) < maxEventHits {
+			// The line's message, kept once for the event.
+			ev.hits = append(ev.hits, hit{line: e.line, pat: h, msg: ev.first})
+		}
 	}
 }
 
@@ -502,10 +509,10 @@ func (e *Engine) newEvent(ln *Line) *event {
 	ev.openLevel = ln.Level
 	ev.carried = e.carried
 	ev.start, ev.end, ev.lines = e.line, e.line, 1
-	ev.time, ev.first = string(ln.Header.Time), keep(ln.Msg)
-	ev.rank = string(ln.Header.Ranks)
+	ev.time, ev.first = e.strs.of(ln.Header.Time), keep(ln.Msg)
+	ev.rank = e.strs.of(ln.Header.Ranks)
 	if ev.rank == "" {
-		ev.rank = string(ln.Rank)
+		ev.rank = e.strs.of(ln.Rank)
 	}
 	// The configuration the server ran under when the event began: a
 	// restart's server_args line may end the event.
@@ -1048,7 +1055,7 @@ func reprMessage(class, arg []byte) []byte {
 // threadLike reports whether a line heads a traceback the way a dying
 // thread's or process's header does: a line, then the traceback.
 func threadLike(msg []byte) bool {
-	return bytes.HasPrefix(msg, threadHead) || hasAnyPrefix(msg, asyncHeads) || processHeadRE.Match(msg)
+	return bytes.HasPrefix(msg, threadHead) || hasAnyPrefix(msg, asyncHeads) || processHead(msg)
 }
 
 func hasAnyPrefix(msg []byte, prefixes [][]byte) bool {
@@ -1077,7 +1084,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	}
 	ev.lines++
 	for _, o := range owners {
-		if o >= 0 && e.m.pats[o].benign && e.m.pats[o].frame != nil && e.m.pats[o].confirm(view) &&
+		if o >= 0 && e.m.pats[o].benign && e.m.pats[o].frame != nil && e.confirm(o, view) &&
 			!slices.Contains(ev.benignFrames, o) {
 			// Raised where a harmless exception is: the traceback is no
 			// finding if its exception is that one.
@@ -1086,7 +1093,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 		if o < 0 || e.m.pats[o].benign || e.m.pats[o].quiet {
 			continue
 		}
-		if e.m.pats[o].confirm(view) {
+		if e.confirm(o, view) {
 			e.addHit(ev, o, view)
 		} else {
 			e.fail(o)
