@@ -102,9 +102,39 @@ func startsAtLevel(block []byte) bool {
 	return len(block) > 1 && (block[0] == 'E' || block[0] == 'F') && block[1] >= '0' && block[1] <= '9'
 }
 
-// excLineRE splits the line that ends a traceback into a dotted class name
-// and its message ("KeyError: 'x'", "KeyboardInterrupt").
-var excLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::(?: (.*))?)?$`)
+// splitExcLine splits the line that ends a traceback into a dotted class
+// name and its message ("KeyError: 'x'", "KeyboardInterrupt"): the line is
+// ^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::(?: (.*))?)?$,
+// read without a regexp (it is read on every line of a traceback). ok is
+// true when the line is one; the class is msg[:class], and the message
+// starts at text, or text is -1 when the line has no ": " after its class.
+func splitExcLine(msg []byte) (class, text int, ok bool) {
+	i := 0
+	for {
+		if i >= len(msg) || !(isLetter(msg[i]) || msg[i] == '_') {
+			return 0, 0, false
+		}
+		for i < len(msg) && wordByte(msg[i]) {
+			i++
+		}
+		if i < len(msg) && msg[i] == '.' {
+			i++
+			continue
+		}
+		break
+	}
+	switch {
+	case i == len(msg):
+		return i, -1, true
+	case msg[i] != ':':
+		return 0, 0, false
+	case i+1 == len(msg):
+		return i, -1, true
+	case msg[i+1] != ' ' || bytes.IndexByte(msg[i+2:], '\n') >= 0:
+		return 0, 0, false
+	}
+	return i, i + 2, true
+}
 
 // bareExc recognises an exception line seen outside a traceback, where the
 // class name must look like one: it ends in Error or Exception ("KeyError:

@@ -222,7 +222,7 @@ type Engine struct {
 	shapes shapeCache
 	// The times and ranks of the latest events, which the next events
 	// mostly repeat.
-	strs recentStrings
+	times, ranks recentStrings
 }
 
 // recentStrings hands out the strings of short byte slices, the same
@@ -238,8 +238,8 @@ func (r *recentStrings) of(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	for _, s := range r.s {
-		if s == string(b) {
+	for k := range len(r.s) { // the newest first
+		if s := r.s[(r.next+len(r.s)-1-k)%len(r.s)]; s == string(b) {
 			return s
 		}
 	}
