@@ -244,14 +244,13 @@ func (src *Source) emit(o matcher.Occurrence) {
 	s := src.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := key(&o)
 	// The event a provisional finding showed has ended: what it became
 	// is said once, the withdrawal before the new finding.
 	for i := 0; i < len(src.prov); i++ {
 		if p := src.prov[i]; p.start == o.Line {
 			src.prov = slices.Delete(src.prov, i, i+1)
 			i--
-			if p.key != k {
+			if p.key != key(&o) {
 				src.withdraw(p)
 			}
 		}

@@ -666,7 +666,13 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 			start++ // a needle that names the line after the newline
 		}
 		if start >= lineEnd {
-			lineStart = bytes.LastIndexByte(block[:start], '\n') + 1
+			if lineEnd >= 0 && lineEnd < start && bytes.IndexByte(block[lineEnd+1:start], '\n') < 0 {
+				// The line after the last one proposed, as in a flood of
+				// errors: no need to look back along it.
+				lineStart = lineEnd + 1
+			} else {
+				lineStart = bytes.LastIndexByte(block[:start], '\n') + 1
+			}
 			lineEnd = start + lineLen(block[start:])
 		}
 		for _, o := range m.owners[h.PatternID] {
