@@ -274,12 +274,14 @@ type gnode struct {
 	first, last posSet
 }
 
+// glushkov is a regexp's Glushkov automaton: its positions, the positions
+// that may follow each, and those a match may start with.
 type glushkov struct {
 	pos    []gpos
 	follow []posSet
 	first  posSet
-	words  int // words of a position set
-	ok     bool
+	words  int  // uint64s in a position set
+	ok     bool // false once build met what it does not analyse
 }
 
 // build makes the automaton of re; false when it is not analysed.
@@ -301,7 +303,7 @@ func (g *glushkov) build(re *syntax.Regexp) bool {
 	return true
 }
 
-func (g *glushkov) newBits() posSet { return make(posSet, g.words) }
+func (g *glushkov) newSet() posSet { return make(posSet, g.words) }
 
 // countPositions counts the characters re consumes, or returns -1 when re
 // holds what is not analysed.
@@ -330,12 +332,12 @@ func countPositions(re *syntax.Regexp) int {
 func (g *glushkov) walk(re *syntax.Regexp, inLoop bool) gnode {
 	switch re.Op {
 	case syntax.OpEmptyMatch:
-		return gnode{nullable: true, first: g.newBits(), last: g.newBits()}
+		return gnode{nullable: true, first: g.newSet(), last: g.newSet()}
 	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary:
 		if inLoop {
 			g.ok = false
 		}
-		return gnode{nullable: true, first: g.newBits(), last: g.newBits()}
+		return gnode{nullable: true, first: g.newSet(), last: g.newSet()}
 	case syntax.OpLiteral:
 		return g.literal(re)
 	case syntax.OpCharClass:
@@ -347,7 +349,7 @@ func (g *glushkov) walk(re *syntax.Regexp, inLoop bool) gnode {
 	case syntax.OpCapture:
 		return g.walk(re.Sub[0], inLoop)
 	case syntax.OpConcat:
-		out := gnode{nullable: true, first: g.newBits(), last: g.newBits()}
+		out := gnode{nullable: true, first: g.newSet(), last: g.newSet()}
 		for _, s := range re.Sub {
 			n := g.walk(s, inLoop)
 			g.link(out.last, n.first)
@@ -363,7 +365,7 @@ func (g *glushkov) walk(re *syntax.Regexp, inLoop bool) gnode {
 		}
 		return out
 	case syntax.OpAlternate:
-		out := gnode{first: g.newBits(), last: g.newBits()}
+		out := gnode{first: g.newSet(), last: g.newSet()}
 		for _, s := range re.Sub {
 			n := g.walk(s, inLoop)
 			out.first.or(n.first)
@@ -383,7 +385,7 @@ func (g *glushkov) walk(re *syntax.Regexp, inLoop bool) gnode {
 	}
 	// OpRepeat does not survive Simplify; anything else is not analysed.
 	g.ok = false
-	return gnode{first: g.newBits(), last: g.newBits()}
+	return gnode{first: g.newSet(), last: g.newSet()}
 }
 
 // link lets every position of to follow every position of from.
@@ -399,8 +401,8 @@ func (g *glushkov) link(from, to posSet) {
 func (g *glushkov) leaf(p gpos) gnode {
 	i := len(g.pos)
 	g.pos = append(g.pos, p)
-	g.follow = append(g.follow, g.newBits())
-	n := gnode{first: g.newBits(), last: g.newBits()}
+	g.follow = append(g.follow, g.newSet())
+	n := gnode{first: g.newSet(), last: g.newSet()}
 	n.first.set(i)
 	n.last.set(i)
 	return n
@@ -412,7 +414,7 @@ func (g *glushkov) leaf(p gpos) gnode {
 func (g *glushkov) literal(re *syntax.Regexp) gnode {
 	fold := re.Flags&syntax.FoldCase != 0
 	start := len(g.pos)
-	out := gnode{first: g.newBits(), last: g.newBits()}
+	out := gnode{first: g.newSet(), last: g.newSet()}
 	for k, r := range re.Rune {
 		var ranges []rune
 		for _, v := range orbit(r, fold) {
@@ -490,7 +492,7 @@ func touchesAlphabet(runes []rune, k int) bool {
 	return false
 }
 
-// inRanges reports whether r is in a position's characters.
+// has reports whether r is one of the position's characters.
 func (p *gpos) has(r rune) bool {
 	for i := 0; i+1 < len(p.ranges); i += 2 {
 		if p.ranges[i] <= r && r <= p.ranges[i+1] {
@@ -550,13 +552,13 @@ func (p *gpos) nonWordBytes() byteSet {
 // kind fills in sp for words of kind k.
 func (g *glushkov) kind(k int, sp *shapeSpec) {
 	n := len(g.pos)
-	touching := g.newBits()
+	touching := g.newSet()
 	for i := range g.pos {
 		if g.pos[i].touches(k) {
 			touching.set(i)
 		}
 	}
-	bad := g.newBits()
+	bad := g.newSet()
 	anyBad := false
 	for i := range g.pos {
 		if !touching.has(i) {
@@ -580,7 +582,7 @@ func (g *glushkov) kind(k int, sp *shapeSpec) {
 	// The touching positions from which a bad one can be reached through
 	// touching positions alone: where a stretch that reads a bad
 	// position inside a word may have entered the word.
-	entries := g.newBits()
+	entries := g.newSet()
 	copy(entries, bad)
 	for changed := true; changed; {
 		changed = false
