@@ -109,6 +109,7 @@ type correlator struct {
 	byKey    map[string]*Finding
 	unknown  int // distinct unrecognised findings kept
 	fold     folder
+	kbuf     []byte // the key of the occurrence being added
 }
 
 func newCorrelator() *correlator {
@@ -130,16 +131,28 @@ func key(o *matcher.Occurrence) string {
 	if o.Record != nil {
 		return o.ID
 	}
-	return o.ID + "\x00" + o.Exception + "\x00" + maskNumbers(o.Message)
+	return string(appendKey(nil, o))
+}
+
+// appendKey appends the key of o to dst: an occurrence of an error seen
+// before finds its finding without a string made for it.
+func appendKey(dst []byte, o *matcher.Occurrence) []byte {
+	dst = append(dst, o.ID...)
+	if o.Record != nil {
+		return dst
+	}
+	dst = append(append(append(dst, 0), o.Exception...), 0)
+	return appendMaskNumbers(dst, o.Message)
 }
 
 // maskNumbers replaces what differs between occurrences of one error with
 // N: hex addresses, runs of eight or more hex digits (request ids) and
-// decimal numbers (ranks, sizes, pids). It is a hand-written scanner, not
-// a regexp: it runs once per occurrence.
-func maskNumbers(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+// decimal numbers (ranks, sizes, pids).
+func maskNumbers(s string) string { return string(appendMaskNumbers(nil, s)) }
+
+// appendMaskNumbers appends s with its numbers masked (maskNumbers) to b.
+// It is a hand-written scanner, not a regexp: it runs once per occurrence.
+func appendMaskNumbers(b []byte, s string) []byte {
 	isHex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
 	isWord := func(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
@@ -151,7 +164,7 @@ func maskNumbers(s string) string {
 			for j < len(s) && isHex(s[j]) {
 				j++
 			}
-			b.WriteByte('N')
+			b = append(b, 'N')
 			i = j
 			continue
 		case isHex(c) && (i == 0 || !isWord(s[i-1])):
@@ -160,7 +173,7 @@ func maskNumbers(s string) string {
 				j++
 			}
 			if j-i >= 8 && (j == len(s) || !isWord(s[j])) {
-				b.WriteByte('N')
+				b = append(b, 'N')
 				i = j
 				continue
 			}
@@ -170,25 +183,26 @@ func maskNumbers(s string) string {
 			for j < len(s) && isDigit(s[j]) {
 				j++
 			}
-			b.WriteByte('N')
+			b = append(b, 'N')
 			i = j
 			continue
 		}
-		b.WriteByte(c)
+		b = append(b, c)
 		i++
 	}
-	return b.String()
+	return b
 }
 
 // add merges an occurrence of input src. It returns the finding it went
 // to and whether that finding is new: past the cap on unrecognised
 // errors, the summary of its family (see folder).
 func (c *correlator) add(o matcher.Occurrence, src int) (*Finding, bool) {
-	k := key(&o)
-	if f, ok := c.byKey[k]; ok {
+	c.kbuf = appendKey(c.kbuf[:0], &o)
+	if f, ok := c.byKey[string(c.kbuf)]; ok {
 		f.merge(&o)
 		return f, false
 	}
+	k := string(c.kbuf)
 	if o.Record == nil {
 		if c.unknown >= maxUnknown {
 			return c.addFolded(o, k, src)

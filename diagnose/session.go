@@ -80,6 +80,11 @@ type Options struct {
 	// MinSeverity is the least severity of a finding that Update shows;
 	// zero means error.
 	MinSeverity patterns.Severity
+
+	// confirmEveryLine runs each proposed record's regexp on every line
+	// (matcher.Engine.ConfirmEveryLine): the reference the reuse of what
+	// confirmed on a line's shape is tested against.
+	confirmEveryLine bool
 }
 
 // Session is a diagnosis of several inputs. Its methods are safe for
@@ -163,6 +168,9 @@ func (s *Session) Add(name string, opt SourceOptions) *Source {
 	src := &Source{s: s, name: name, idx: len(s.sources), group: opt.Group,
 		corr: newCorrelator(), cfg: opt.Known, hinted: make(map[string]bool)}
 	src.eng = s.m.NewEngine(name, src.emit)
+	if s.opt.confirmEveryLine {
+		src.eng.ConfirmEveryLine()
+	}
 	if opt.Known != nil {
 		src.eng.KnowConfig(opt.Known)
 	}
@@ -323,14 +331,13 @@ func (src *Source) emit(o matcher.Occurrence) {
 	s := src.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := key(&o)
 	// The event a provisional finding showed has ended: what it became
 	// is said once, the withdrawal before the new finding.
 	for i := 0; i < len(src.prov); i++ {
 		if p := src.prov[i]; p.start == o.Line {
 			src.prov = slices.Delete(src.prov, i, i+1)
 			i--
-			if p.key != k {
+			if p.key != key(&o) {
 				src.withdraw(p)
 			}
 		}

@@ -102,9 +102,39 @@ func startsAtLevel(block []byte) bool {
 	return len(block) > 1 && (block[0] == 'E' || block[0] == 'F') && block[1] >= '0' && block[1] <= '9'
 }
 
-// excLineRE splits the line that ends a traceback into a dotted class name
-// and its message ("KeyError: 'x'", "KeyboardInterrupt").
-var excLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::(?: (.*))?)?$`)
+// splitExcLine splits the line that ends a traceback into a dotted class
+// name and its message ("KeyError: 'x'", "KeyboardInterrupt"): the line is
+// ^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?::(?: (.*))?)?$,
+// read without a regexp (it is read on every line of a traceback). ok is
+// true when the line is one; the class is msg[:class], and the message
+// starts at text, or text is -1 when the line has no ": " after its class.
+func splitExcLine(msg []byte) (class, text int, ok bool) {
+	i := 0
+	for {
+		if i >= len(msg) || !(isLetter(msg[i]) || msg[i] == '_') {
+			return 0, 0, false
+		}
+		for i < len(msg) && wordByte(msg[i]) {
+			i++
+		}
+		if i < len(msg) && msg[i] == '.' {
+			i++
+			continue
+		}
+		break
+	}
+	switch {
+	case i == len(msg):
+		return i, -1, true
+	case msg[i] != ':':
+		return 0, 0, false
+	case i+1 == len(msg):
+		return i, -1, true
+	case msg[i+1] != ' ' || bytes.IndexByte(msg[i+2:], '\n') >= 0:
+		return 0, 0, false
+	}
+	return i, i + 2, true
+}
 
 // bareExc recognises an exception line seen outside a traceback, where the
 // class name must look like one: it ends in Error or Exception ("KeyError:
@@ -179,6 +209,11 @@ type pattern struct {
 	// bytes only; a message that holds none is refused without running
 	// the regex, which most proposals of a flood line are.
 	needles [][]byte
+	// shape says which words of a message confirm cannot tell apart
+	// (see analyseShape), worked out when first needed; nil when confirm
+	// runs on every line.
+	shape     *shapeSpec
+	shapeOnce sync.Once
 }
 
 // regexp returns the pattern's compiled regex. A generated regex that does
@@ -203,7 +238,7 @@ func (p *pattern) confirm(msg []byte) bool {
 	if p.lit != nil {
 		return bytes.Contains(msg, p.lit)
 	}
-	if p.needles != nil && !slices.ContainsFunc(p.needles, func(n []byte) bool { return bytes.Contains(msg, n) }) {
+	if p.needles != nil && !p.hasNeedle(msg) {
 		return false
 	}
 	re := p.regexp()
@@ -214,6 +249,34 @@ func (p *pattern) confirm(msg []byte) bool {
 		return slices.ContainsFunc(p.decide, func(d decider) bool { return d.match(msg) })
 	}
 	return re.Match(msg)
+}
+
+// shapeSpec returns what confirm cannot tell apart in a message, or nil
+// when each message is to be confirmed: a record confirmed by a literal,
+// which costs no more than a look-up, or a regexp not analysed. Equal
+// specs are one value, interned in specs.
+func (p *pattern) shapeSpec(m *Matcher) *shapeSpec {
+	p.shapeOnce.Do(func() {
+		expr := p.rec.Match.Regex
+		if p.frame != nil {
+			expr = p.rec.Match.Frame
+		}
+		if p.lit != nil || expr == "" {
+			return
+		}
+		sp := analyseShape(expr)
+		if sp == nil || !sp.masksAny() {
+			return
+		}
+		p.shape = m.intern(sp)
+	})
+	return p.shape
+}
+
+// hasNeedle reports whether msg holds one of the record's needles, which
+// every match holds.
+func (p *pattern) hasNeedle(msg []byte) bool {
+	return slices.ContainsFunc(p.needles, func(n []byte) bool { return bytes.Contains(msg, n) })
 }
 
 // captures returns the named groups of the pattern's regex in msg.
@@ -260,6 +323,25 @@ type Matcher struct {
 	// libs holds the records of the libraries sglang runs on, each read
 	// when a traceback first passes through it (library).
 	libs sync.Map
+	// specs interns the records' shape specs (shapeSpec), so that records
+	// that mask alike share a line's shape.
+	specMu sync.Mutex
+	specs  map[shapeSpec]*shapeSpec
+}
+
+// intern returns the one spec equal to sp, numbered.
+func (m *Matcher) intern(sp *shapeSpec) *shapeSpec {
+	m.specMu.Lock()
+	defer m.specMu.Unlock()
+	if have := m.specs[*sp]; have != nil {
+		return have
+	}
+	if m.specs == nil {
+		m.specs = map[shapeSpec]*shapeSpec{}
+	}
+	m.specs[*sp] = sp
+	sp.id = uint64(len(m.specs))
+	return sp
 }
 
 // raisedNeedle is one needle of a raised message's record.
@@ -584,7 +666,13 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 			start++ // a needle that names the line after the newline
 		}
 		if start >= lineEnd {
-			lineStart = bytes.LastIndexByte(block[:start], '\n') + 1
+			if lineEnd >= 0 && lineEnd < start && bytes.IndexByte(block[lineEnd+1:start], '\n') < 0 {
+				// The line after the last one proposed, as in a flood of
+				// errors: no need to look back along it.
+				lineStart = lineEnd + 1
+			} else {
+				lineStart = bytes.LastIndexByte(block[:start], '\n') + 1
+			}
 			lineEnd = start + lineLen(block[start:])
 		}
 		for _, o := range m.owners[h.PatternID] {

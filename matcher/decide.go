@@ -62,7 +62,7 @@ func deciders(expr string) []decider {
 			// A branch that may match nothing matches every message.
 			return nil
 		}
-		changed = changed || cut.String() != b.String()
+		changed = changed || !cut.Equal(b)
 		alts := []*syntax.Regexp{cut}
 		for range 3 {
 			var next []*syntax.Regexp

@@ -218,6 +218,35 @@ type Engine struct {
 	inJSON bool
 	jcands []candidate
 	jscr   []byte
+	// What records confirmed on the shapes of earlier lines.
+	shapes shapeCache
+	// The times and ranks of the latest events, which the next events
+	// mostly repeat.
+	times, ranks recentStrings
+}
+
+// recentStrings hands out the strings of short byte slices, the same
+// string for the same bytes while they keep coming: the times and ranks
+// of a flood of errors are made once, not once an event.
+type recentStrings struct {
+	s    [16]string
+	next int
+}
+
+// of returns b as a string.
+func (r *recentStrings) of(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	for k := range len(r.s) { // the newest first
+		if s := r.s[(r.next+len(r.s)-1-k)%len(r.s)]; s == string(b) {
+			return s
+		}
+	}
+	s := string(b)
+	r.s[r.next] = s
+	r.next = (r.next + 1) % len(r.s)
+	return s
 }
 
 // maxStreams bounds the events open at once; the oldest is closed first.

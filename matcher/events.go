@@ -38,6 +38,11 @@ var (
 // exception: "Process SpawnProcess-3:".
 var processHeadRE = regexp.MustCompile(`^Process [A-Za-z]*Process-\d+(?::\d+)*:$`)
 
+// processHead reports whether a line is multiprocessing's header.
+func processHead(msg []byte) bool {
+	return bytes.HasPrefix(msg, []byte("Process ")) && processHeadRE.Match(msg)
+}
+
 // caughtSignalRE is the crash report of UCX and similar runtimes:
 // "[host:123:0:456] Caught signal 11 (Segmentation fault: …)".
 var caughtSignalRE = regexp.MustCompile(`Caught signal \d+ \(`)
@@ -300,15 +305,14 @@ func (e *Engine) rememberFailed(ln *Line) {
 // this line; unwrap reports whether this line was taken.
 func (e *Engine) unwrap(ln *Line) bool {
 	for _, o := range e.wrapOwners {
-		p := &e.m.pats[o]
-		if p.confirm(ln.Msg) {
+		if e.confirm(o, ln.Msg) {
 			// This line says it all on its own (an exception line under
 			// the source line that raised it): nothing was wrapped.
 			continue
 		}
 		for _, sep := range []string{"", " "} {
 			e.joined = append(append(append(e.joined[:0], e.wrapMsg...), sep...), ln.Msg...)
-			if !p.confirm(e.joined) {
+			if !e.confirm(o, e.joined) {
 				continue
 			}
 			return e.joinedHit(ln, o)
@@ -376,7 +380,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		switch {
 		case o >= 0:
 			p := &e.m.pats[o]
-			if !p.confirm(msg) {
+			if !e.confirm(o, msg) {
 				e.fail(o)
 				continue
 			}
@@ -390,7 +394,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		case marker(o) == markTraceback, marker(o) == markThread:
 			opens = true
 		case marker(o) == markProcess:
-			opens = opens || processHeadRE.Match(msg)
+			opens = opens || processHead(msg)
 		case marker(o) == markNative:
 			if c, ok := nativeOpening(msg); ok {
 				opens, native = true, c
@@ -460,10 +464,12 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		ev.level = ln.Level
 	}
 	ev.warnLine = warnLine && !errLine
+	// A group's head holds a traceback's.
+	head := bytes.Contains(msg, tracebackHead)
 	switch {
-	case bytes.Contains(msg, groupHead):
+	case head && bytes.Contains(msg, groupHead):
 		ev.state, ev.traceback, ev.kind = stFrames, true, kindGroup
-	case bytes.Contains(msg, tracebackHead), bytes.HasPrefix(msg, rayUnhandledHead):
+	case head, bytes.HasPrefix(msg, rayUnhandledHead):
 		ev.state, ev.traceback = stFrames, true
 	case threadLike(msg):
 		ev.state, ev.traceback = stThread, true
@@ -481,7 +487,10 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		}
 	}
 	for _, h := range hits {
-		e.addHit(ev, h, msg)
+		if len(ev.hits) < maxEventHits {
+			// The line's message, kept once for the event.
+			ev.hits = append(ev.hits, hit{line: e.line, pat: h, msg: ev.first})
+		}
 	}
 }
 
@@ -502,10 +511,10 @@ func (e *Engine) newEvent(ln *Line) *event {
 	ev.openLevel = ln.Level
 	ev.carried = e.carried
 	ev.start, ev.end, ev.lines = e.line, e.line, 1
-	ev.time, ev.first = string(ln.Header.Time), keep(ln.Msg)
-	ev.rank = string(ln.Header.Ranks)
+	ev.time, ev.first = e.times.of(ln.Header.Time), keep(ln.Msg)
+	ev.rank = e.ranks.of(ln.Header.Ranks)
 	if ev.rank == "" {
-		ev.rank = string(ln.Rank)
+		ev.rank = e.ranks.of(ln.Rank)
 	}
 	// The configuration the server ran under when the event began: a
 	// restart's server_args line may end the event.
@@ -875,14 +884,14 @@ func (e *Engine) groupLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 // that ends a traceback: "pkg.SomeError: message", or a bare class whose
 // name says it is one.
 func looksLikeException(msg []byte) bool {
-	sub := excLineRE.FindSubmatchIndex(msg)
-	if sub == nil {
+	class, text, ok := splitExcLine(msg)
+	if !ok {
 		return false
 	}
-	if sub[4] >= 0 { // has ": message"
+	if text >= 0 { // has ": message"
 		return true
 	}
-	return errorClass(msg[sub[2]:sub[3]])
+	return errorClass(msg[:class])
 }
 
 // endsTraceback reports whether the line after an unindented frame is
@@ -892,17 +901,17 @@ func looksLikeException(msg []byte) bool {
 // …") where a source line's annotated assignment is not ("self.comm:
 // ncclComm_t = …").
 func endsTraceback(msg []byte) bool {
-	sub := excLineRE.FindSubmatchIndex(msg)
-	if sub == nil {
+	n, text, ok := splitExcLine(msg)
+	if !ok {
 		return false
 	}
-	class := msg[sub[2]:sub[3]]
+	class := msg[:n]
 	last := class[bytes.LastIndexByte(class, '.')+1:]
 	last = bytes.TrimLeft(last, "_")
 	if len(last) == 0 || last[0] < 'A' || last[0] > 'Z' {
 		return false
 	}
-	if sub[4] >= 0 {
+	if text >= 0 {
 		return true
 	}
 	return errorClass(class)
@@ -998,8 +1007,8 @@ var ownPath = []byte("sglang/srt/")
 func (ev *event) noteFrame(frame []byte) {
 	ev.lastFrame, ev.lastCode = keep(frame), ""
 	if len(ev.framePaths) < maxFramePaths {
-		if m := framePathRE.FindStringSubmatch(ev.lastFrame); m != nil {
-			ev.framePaths = append(ev.framePaths, m[1])
+		if path, ok := framePath(ev.lastFrame); ok {
+			ev.framePaths = append(ev.framePaths, path)
 		}
 	}
 	if bytes.Contains(frame, ownPath) {
@@ -1048,7 +1057,7 @@ func reprMessage(class, arg []byte) []byte {
 // threadLike reports whether a line heads a traceback the way a dying
 // thread's or process's header does: a line, then the traceback.
 func threadLike(msg []byte) bool {
-	return bytes.HasPrefix(msg, threadHead) || hasAnyPrefix(msg, asyncHeads) || processHeadRE.Match(msg)
+	return bytes.HasPrefix(msg, threadHead) || hasAnyPrefix(msg, asyncHeads) || processHead(msg)
 }
 
 func hasAnyPrefix(msg []byte, prefixes [][]byte) bool {
@@ -1077,7 +1086,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	}
 	ev.lines++
 	for _, o := range owners {
-		if o >= 0 && e.m.pats[o].benign && e.m.pats[o].frame != nil && e.m.pats[o].confirm(view) &&
+		if o >= 0 && e.m.pats[o].benign && e.m.pats[o].frame != nil && e.confirm(o, view) &&
 			!slices.Contains(ev.benignFrames, o) {
 			// Raised where a harmless exception is: the traceback is no
 			// finding if its exception is that one.
@@ -1086,7 +1095,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 		if o < 0 || e.m.pats[o].benign || e.m.pats[o].quiet {
 			continue
 		}
-		if e.m.pats[o].confirm(view) {
+		if e.confirm(o, view) {
 			e.addHit(ev, o, view)
 		} else {
 			e.fail(o)
@@ -1104,11 +1113,17 @@ func (e *Engine) addExc(ev *event, msg []byte) {
 	if len(ev.excs) >= maxEventExcs {
 		return
 	}
-	x := exc{line: e.line, msg: keep(msg), group: ev.group}
-	if sub := excLineRE.FindSubmatch(bytes.TrimRight(msg, " ")); sub != nil {
-		x.class, x.msg = keep(sub[1]), keep(sub[2])
+	x := exc{line: e.line, group: ev.group}
+	t := bytes.TrimRight(msg, " ")
+	if class, text, ok := splitExcLine(t); ok {
+		x.class = keep(t[:class])
+		if text >= 0 {
+			x.msg = keep(t[text:])
+		}
 	} else if i := bytes.Index(msg, []byte(": ")); i > 0 && bareExc(msg) {
 		x.class, x.msg = keep(msg[:i]), keep(msg[i+2:])
+	} else {
+		x.msg = keep(msg)
 	}
 	// A class that only carries another exception, and does not call
 	// itself an error ("jax…JaxStackTraceBeforeTransformation: TypeError:
@@ -1353,9 +1368,21 @@ func (e *Engine) bareRecord(ev *event, x exc, n int) *patterns.Record {
 	return sites[0].Record()
 }
 
-// framePathRE finds a frame line's file, in a paste that shortened the
-// rest too.
-var framePathRE = regexp.MustCompile(`^\s*File "([^"]+)"`)
+// framePath finds a frame line's file, in a paste that shortened the rest
+// too: the line is ^\s*File "([^"]+)", read without a regexp. It returns
+// the file, and whether the line has one.
+func framePath(frame string) (string, bool) {
+	t := strings.TrimLeft(frame, " \t\n\f\r")
+	if !strings.HasPrefix(t, `File "`) {
+		return "", false
+	}
+	t = t[len(`File "`):]
+	end := strings.IndexByte(t, '"')
+	if end <= 0 {
+		return "", false
+	}
+	return t[:end], true
+}
 
 // frameLineRE takes a frame line apart: its file and its function.
 var frameLineRE = regexp.MustCompile(`^\s*File "([^"]+)", line \d+, in (\S+)`)

@@ -447,7 +447,16 @@ func (h *headerLearner) giveUp() {
 
 // isBlank reports whether a line says nothing: white space, or only the
 // quote marks of a quoted paste ("> ", ">").
-func isBlank(b []byte) bool { return len(bytes.Trim(b, " \t\r\n\v\f>")) == 0 }
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n', '\v', '\f', '>':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // contentStart returns where log content starts in a line that has a
 // prefix before it: a traceback head, a frame, sglang's header, an

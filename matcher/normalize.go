@@ -13,8 +13,9 @@ import "bytes"
 // Normalize does not allocate when dst has room for the line.
 func Normalize(dst, raw []byte) []byte {
 	raw = bytes.TrimSuffix(raw, []byte{'\r'})
-	if i := bytes.LastIndexByte(raw, '\r'); i >= 0 {
-		first, last := raw[:bytes.IndexByte(raw, '\r')], raw[i+1:]
+	if j := bytes.IndexByte(raw, '\r'); j >= 0 {
+		i := bytes.LastIndexByte(raw, '\r')
+		first, last := raw[:j], raw[i+1:]
 		raw = last
 		if p := redrawPrefix(first, last); p > 0 {
 			dst = normalizeEsc(dst, first[:p])
@@ -168,12 +169,16 @@ func splitRanksOnly(line []byte) (Header, []byte) {
 
 // validRanksAfter is validRanks for a sequence that starts with a token.
 func validRanksAfter(b []byte) bool {
-	for tok := range bytes.SplitSeq(b, []byte{' '}) {
+	for {
+		tok, rest, more := bytes.Cut(b, []byte{' '})
 		if !validRank(tok) {
 			return false
 		}
+		if !more {
+			return true
+		}
+		b = rest
 	}
-	return true
 }
 
 // isMonthDay reports whether b looks like "01-02 15:04:05".
