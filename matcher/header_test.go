@@ -365,6 +365,52 @@ var headerShapes = []struct {
 		want: `unknown/traceback 1-8 rank="" time="" exc="OSError" msg="port 30000 is taken"` + "\n",
 	},
 	{
+		name: "a quoted paste whose first line has a message before the traceback's head",
+		log: lines(
+			"> Initialization failed. model_init_state: Traceback (most recent call last):",
+			`>   File "/opt/app/loader.py", line 88, in load_weights`,
+			">     param = params_dict[name]",
+			"> KeyError: 'lm_head.weight'",
+			"> ",
+			"> Initialization failed. detoken_init_state: init ok",
+		),
+		want: `unknown/traceback 1-4 rank="" time="" exc="KeyError" msg="'lm_head.weight'"` + "\n" +
+			`unknown/error 6-6 rank="" time="" exc="" msg="Initialization failed. detoken_init_state: init ok"` + "\n",
+	},
+	{
+		name: "a collector's label and a message before the traceback's head",
+		log: prefixed("gpu-node-7 app/sglang >> ",
+			"Init failed. state: Traceback (most recent call last):",
+			`  File "/opt/app/loader.py", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			"KeyError: 'lm_head.weight_scale'",
+		),
+		want: `unknown/traceback 1-4 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a pod label and a message before the traceback's head",
+		log: prefixed("[pod/sglang-0/main] ",
+			"Warmup failed: Traceback (most recent call last):",
+			`  File "/opt/app/loader.py", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			"",
+			"KeyError: 'lm_head.weight_scale'",
+		),
+		want: `unknown/traceback 1-5 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "only the first line of a paste indented",
+		log: lines(
+			"    Traceback (most recent call last):",
+			`  File "/opt/app/loader.py", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			`  File "/opt/app/weights.py", line 12, in get`,
+			"    return d[k]",
+			"KeyError: 'lm_head.weight_scale'",
+		),
+		want: `unknown/traceback 1-6 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
 		name: "an exception line followed by an unrelated traceback",
 		log: lines(
 			"ValueError: bad value",
