@@ -123,6 +123,25 @@ var headerShapes = []struct {
 		want: "",
 	},
 	{
+		name: "a wrapper re-logging a child's stderr under the stream's name: progress bars are no errors, a traceback is",
+		log: lines(
+			"2025-07-02 16:41:30 | WARNING | sglang.srt.models.registry | Ignore import error when loading sglang.srt.models.x_mm. cannot import name 'XConfig' from 'transformers'",
+			"",
+			"2025-07-02 16:41:30 | ERROR | stderr | Loading safetensors checkpoint shards:   0% Completed | 0/2 [00:00<?, ?it/s]",
+			"",
+			"2025-07-02 16:41:30 | ERROR | stderr | ",
+			"2025-07-02 16:41:31 | ERROR | stderr | Loading safetensors checkpoint shards: 100% Completed | 2/2 [00:00<00:00,  3.60it/s]",
+			"2025-07-02 16:41:31 | INFO | stdout | Capture cuda graph bs [1, 2, 4, 8]",
+			"2025-07-02 16:41:33 | ERROR | stderr | Traceback (most recent call last):",
+			`2025-07-02 16:41:33 | ERROR | stderr |   File "/opt/app/loader.py", line 88, in load_weights`,
+			"2025-07-02 16:41:33 | ERROR | stderr |     param = params_dict[name]",
+			"2025-07-02 16:41:33 | ERROR | stderr | KeyError: 'lm_head.weight_scale'",
+			"2025-07-02 16:41:34 | INFO | stdout | Worker process failed to start",
+		),
+		want: `unknown/traceback 8-11 rank="" time="2025-07-02 16:41:33" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+			`unknown/error 12-12 rank="" time="" exc="" msg="Worker process failed to start"` + "\n",
+	},
+	{
 		name: "cloud logging export, newest line first",
 		log: lines(
 			"ERROR 2026-03-14T06:20:31Z {} KeyError: 'lm_head.weight_scale'",
