@@ -486,3 +486,51 @@ func TestLibraryErrorKnownThroughItsFrames(t *testing.T) {
 		t.Errorf("elsewhere: %s", brief(got))
 	}
 }
+
+// Frames pasted after their exception line without a traceback's
+// indentation belong to that exception: a record that knows the error by
+// where it is raised confirms it, and the exception is one finding.
+func TestFramesAfterTheirException(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/queue
+  title: queue
+  severity: error
+  match: {exception: IndexError, frame: 'managers/scheduler\.py", line \d+, in move_ready_grammar_requests'}
+  tests: {match: ['  File "/x/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests']}
+`)
+	tests := []struct{ name, log, want string }{
+		{
+			name: "a traceback condensed by hand",
+			log: lines(
+				"[TP1] Scheduler hit an exception:",
+				"IndexError: list index out of range",
+				`File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests`,
+				"self.grammar_queue[i].grammar = self.grammar_queue[i].grammar.result()",
+			),
+			want: "t/queue 2-4 IndexError: list index out of range\n",
+		},
+		{
+			name: "an exception line, then a traceback of its own",
+			log: lines(
+				"IndexError: list index out of range",
+				"Traceback (most recent call last):",
+				`  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests`,
+				"    self.grammar_queue[i].grammar = self.grammar_queue[i].grammar.result()",
+				"IndexError: pop from empty list",
+			),
+			want: "unknown/error 1-1 IndexError: list index out of range\n" +
+				"t/queue 2-5 IndexError: pop from empty list\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			for _, o := range occurrences(t, m, tt.log, 0) {
+				fmt.Fprintf(&b, "%s %d-%d %s: %s\n", o.ID, o.Line, o.EndLine, o.Exception, o.Message)
+			}
+			if b.String() != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tt.want)
+			}
+		})
+	}
+}

@@ -639,6 +639,8 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 	case stFrames:
 		return e.frameLine(ev, msg, indented, blank)
 	case stAfterExc:
+		source := ev.sourceNext
+		ev.sourceNext = false
 		switch {
 		case bytes.Equal(msg, duringHandling), bytes.Equal(msg, directCause):
 			ev.state, ev.msgOpen = stChain, false
@@ -651,6 +653,16 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			ev.msgBlank = true
 			return msg, true
 		case indented:
+			return msg, true
+		case !ev.traceback && len(ev.excs) > 0 && isFrame(msg):
+			// Frames pasted after their exception line without the
+			// indentation of a traceback: a traceback condensed by hand
+			// ("IndexError: …", then `File "…", line 1761, in f`), or
+			// printed newest first by an export that trims lines. The
+			// frame's source line may follow, as unindented.
+			ev.sourceNext = true
+			return msg, true
+		case source && !opensEvent(msg, owners) && !bareException(msg):
 			return msg, true
 		case ev.kind == kindLogError && (bytes.HasPrefix(msg, []byte("Call stack:")) ||
 			bytes.HasPrefix(msg, []byte("Message: ")) || bytes.HasPrefix(msg, []byte("Arguments: "))):
@@ -1045,6 +1057,12 @@ func reprMessage(class, arg []byte) []byte {
 	return arg
 }
 
+// isFrame reports whether a line is a traceback's frame line,
+// `File "…", line 12, in f`, without its indentation.
+func isFrame(msg []byte) bool {
+	return bytes.HasPrefix(msg, framePrefix) && bytes.Contains(msg, []byte(`", line `))
+}
+
 // threadLike reports whether a line heads a traceback the way a dying
 // thread's or process's header does: a line, then the traceback.
 func threadLike(msg []byte) bool {
@@ -1068,7 +1086,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	if ev.state == stAfterExc && !ev.traceback {
 		// The frames of a traceback printed upside down, after its
 		// exception line; the innermost comes first.
-		if t := bytes.TrimLeft(view, " \t"); len(t) < len(view) && bytes.HasPrefix(t, framePrefix) {
+		if t := bytes.TrimLeft(view, " \t"); len(t) < len(view) && bytes.HasPrefix(t, framePrefix) || isFrame(view) {
 			ev.upFrames = true
 			if ev.lastFrame == "" {
 				ev.lastFrame = keep(t)
