@@ -197,6 +197,16 @@ func TestEngineEvents(t *testing.T) {
 			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
 		},
 		{
+			name: "colour spelt out by rsyslog, inside the needle",
+			log:  "ok\nApr  3 17:38:57 gpu7 sglang[1401]: #033[31mRuntimeError: CUDA #033[1merror: out of memory#033[0m\n",
+			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "colour in cat -v's caret notation",
+			log:  "ok\n^[[31mRuntimeError: CUDA error: out^[[0m of memory\n",
+			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
 			name: "healthy lines report nothing",
 			log: "[2026-08-28 10:15:26] INFO:     Uvicorn running on http://127.0.0.1:30000\n" +
 				"[2026-08-28 10:15:20 TP0] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +
