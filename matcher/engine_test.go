@@ -207,6 +207,16 @@ func TestEngineEvents(t *testing.T) {
 			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
 		},
 		{
+			name: "a traceback kept on one line, its newlines escaped",
+			log:  `[2026-08-28 10:15:02] ERROR: Traceback (most recent call last):\n  File "/x/a.py", line 1, in f\n    g()\nRuntimeError: CUDA error: out of memory` + "\n",
+			want: `t/oom 1-1 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "an escaped traceback inside the body an exception quotes stays one line",
+			log:  `AssertionError: {"object":"error","message":"Traceback (most recent call last):\n  File \"/x/a.py\", line 1, in f\nKeyError: 'k'\n","code":500}` + "\n",
+			want: `unknown/traceback 1-1 rank="" exc="" msg="AssertionError: {\"object\":\"error\",\"message\":\"Traceback (most recent call last):\\n  File \\\"/x/a.py\\\", line 1, in f\\nKeyError: 'k'\\n\",\"code\":500}"` + "\n",
+		},
+		{
 			name: "healthy lines report nothing",
 			log: "[2026-08-28 10:15:26] INFO:     Uvicorn running on http://127.0.0.1:30000\n" +
 				"[2026-08-28 10:15:20 TP0] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +

@@ -66,6 +66,12 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 			e.feedJSON(msg)
 			return
 		}
+		if escapedTraceback(e.norm) {
+			// Its lines, each under the record's header as the first.
+			e.json.level, e.json.time = LevelNone, e.json.time[:0]
+			e.feedJSON(e.norm)
+			return
+		}
 	}
 	var ln Line
 	rest := cutStreams(&ln, e.norm)
@@ -1055,6 +1061,20 @@ func reprMessage(class, arg []byte) []byte {
 		return arg[1 : n-1]
 	}
 	return arg
+}
+
+// escapedHead is a traceback's head followed by an escaped newline and its
+// first frame.
+var escapedHead = []byte(`Traceback (most recent call last):\n  File `)
+
+// escapedTraceback reports whether a line holds a whole traceback with its
+// newlines escaped (`… Traceback (most recent call last):\n  File "…`), as
+// a logger that keeps each record on one line writes it; not when the
+// traceback is a value inside a JSON body or a quoted string the line
+// carries, which its own message says what to make of.
+func escapedTraceback(line []byte) bool {
+	i := bytes.Index(line, escapedHead)
+	return i >= 0 && !bytes.ContainsAny(line[:i], "{\"'")
 }
 
 // isFrame reports whether a line is a traceback's frame line,
