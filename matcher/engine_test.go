@@ -554,3 +554,53 @@ func TestFramesAfterTheirException(t *testing.T) {
 		})
 	}
 }
+
+// A traceback cut before its exception is what a record knows by where it
+// is raised only when the place alone says the error: a record that also
+// needs the exception's message cannot tell it from the other errors
+// raised there.
+func TestCutTracebackAndFrameRecords(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/unpack
+  title: unpack
+  severity: error
+  match: {exception: ValueError, frame: 'layers/sampler\.py", line \d+, in forward', regex: 'not enough values to unpack'}
+  tests: {match: ['  File "/x/sglang/srt/layers/sampler.py", line 120, in forward']}
+- id: t/queue
+  title: queue
+  severity: error
+  match: {exception: IndexError, frame: 'managers/scheduler\.py", line \d+, in move_ready_grammar_requests'}
+  tests: {match: ['  File "/x/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests']}
+`)
+	cut := func(frame string) string {
+		return lines(
+			"[2026-08-28 10:15:02 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+			`  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2683, in run_scheduler_process`,
+			"    scheduler.event_loop_normal()",
+			frame,
+		)
+	}
+	tests := []struct{ name, log, want string }{
+		{
+			name: "the place and a message the excerpt lacks",
+			log:  cut(`  File "/sgl-workspace/sglang/python/sglang/srt/layers/sampler.py", line 120, in forward`),
+			want: "unknown/traceback\n",
+		},
+		{
+			name: "the place alone",
+			log:  cut(`  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests`),
+			want: "t/queue\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			for _, o := range occurrences(t, m, tt.log, 0) {
+				fmt.Fprintln(&b, o.ID)
+			}
+			if b.String() != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tt.want)
+			}
+		})
+	}
+}

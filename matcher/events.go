@@ -1228,8 +1228,11 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		}
 	}
 	inGroup := func(h *hit) bool {
-		if p := &e.m.pats[h.pat]; p.frame != nil && frameException(p, excs) == nil && len(excs) > 0 {
-			return false // raised there, but not this exception
+		if p := &e.m.pats[h.pat]; p.frame != nil && frameException(p, excs) == nil && (len(excs) > 0 || p.rec.Match.Regex != "") {
+			// Raised there, but not this exception; or a traceback cut
+			// before its exception, where the record needs the message
+			// to tell its error from the others raised there.
+			return false
 		}
 		if !split {
 			return true
