@@ -653,8 +653,9 @@ type candidate struct {
 }
 
 // candidates appends to dst the candidates of a block of whole lines, in
-// line order. Lines with ANSI escapes are also searched in their normalized
-// form, since an escape may split a needle.
+// line order. Lines with ANSI escapes, or escapes spelt out in text, are
+// also searched in their normalized form, since an escape may split a
+// needle.
 func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]candidate, []byte) {
 	lineStart, lineEnd := -1, -1
 	if startsAtLevel(block) {
@@ -681,7 +682,9 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 	}
 	unsorted := false
 	dst, scratch, unsorted = m.jsonCandidates(block, dst, scratch)
-	if bytes.IndexByte(block, 0x1b) < 0 {
+	nextText := textEscapeIndex(block) // where the next escape spelt out in text starts, from off on
+	text := nextText >= 0
+	if !text && bytes.IndexByte(block, 0x1b) < 0 {
 		if unsorted {
 			sortCandidates(dst)
 		}
@@ -689,6 +692,18 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 	}
 	for off := 0; ; {
 		i := bytes.IndexByte(block[off:], 0x1b)
+		if text {
+			if nextText < off {
+				if nextText = textEscapeIndex(block[off:]); nextText >= 0 {
+					nextText += off
+				} else {
+					text = false
+				}
+			}
+			if nextText >= 0 && (i < 0 || nextText-off < i) {
+				i = nextText - off
+			}
+		}
 		if i < 0 {
 			break
 		}

@@ -122,6 +122,7 @@ func FuzzMatchLineDifferential(f *testing.F) {
 			// An escape inside the needle: only the normalized view matches.
 			if len(l) > 10 {
 				f.Add([]byte(l[:len(l)/2] + "\x1b[1m" + l[len(l)/2:] + "\x1b[0m\r"))
+				f.Add([]byte(l[:len(l)/2] + "#033[1m" + l[len(l)/2:] + "#033[0m"))
 			}
 		}
 	}

@@ -150,6 +150,7 @@ type event struct {
 	msgLines     int
 	pending      int  // tracebacks opened in this event whose exception line is still to come
 	upFrames     bool // frames came after the exception line: a traceback upside down
+	sourceNext   bool // the last line was a frame without indentation: its source line may follow
 	upsideDown   bool // its head came last
 	group        int  // group of the next exception line
 	hits         []hit

@@ -197,6 +197,26 @@ func TestEngineEvents(t *testing.T) {
 			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
 		},
 		{
+			name: "colour spelt out by rsyslog, inside the needle",
+			log:  "ok\nApr  3 17:38:57 gpu7 sglang[1401]: #033[31mRuntimeError: CUDA #033[1merror: out of memory#033[0m\n",
+			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "colour in cat -v's caret notation",
+			log:  "ok\n^[[31mRuntimeError: CUDA error: out^[[0m of memory\n",
+			want: `t/oom 2-2 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "a traceback kept on one line, its newlines escaped",
+			log:  `[2026-08-28 10:15:02] ERROR: Traceback (most recent call last):\n  File "/x/a.py", line 1, in f\n    g()\nRuntimeError: CUDA error: out of memory` + "\n",
+			want: `t/oom 1-1 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "an escaped traceback inside the body an exception quotes stays one line",
+			log:  `AssertionError: {"object":"error","message":"Traceback (most recent call last):\n  File \"/x/a.py\", line 1, in f\nKeyError: 'k'\n","code":500}` + "\n",
+			want: `unknown/traceback 1-1 rank="" exc="" msg="AssertionError: {\"object\":\"error\",\"message\":\"Traceback (most recent call last):\\n  File \\\"/x/a.py\\\", line 1, in f\\nKeyError: 'k'\\n\",\"code\":500}"` + "\n",
+		},
+		{
 			name: "healthy lines report nothing",
 			log: "[2026-08-28 10:15:26] INFO:     Uvicorn running on http://127.0.0.1:30000\n" +
 				"[2026-08-28 10:15:20 TP0] Ignore import error when loading sglang.srt.models.x: No module named 'y'\n" +
@@ -484,5 +504,103 @@ func TestLibraryErrorKnownThroughItsFrames(t *testing.T) {
 	}
 	if got := occurrences(t, m, tb(other), 0); len(got) != 1 || got[0].ID != UnknownTraceback {
 		t.Errorf("elsewhere: %s", brief(got))
+	}
+}
+
+// Frames pasted after their exception line without a traceback's
+// indentation belong to that exception: a record that knows the error by
+// where it is raised confirms it, and the exception is one finding.
+func TestFramesAfterTheirException(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/queue
+  title: queue
+  severity: error
+  match: {exception: IndexError, frame: 'managers/scheduler\.py", line \d+, in move_ready_grammar_requests'}
+  tests: {match: ['  File "/x/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests']}
+`)
+	tests := []struct{ name, log, want string }{
+		{
+			name: "a traceback condensed by hand",
+			log: lines(
+				"[TP1] Scheduler hit an exception:",
+				"IndexError: list index out of range",
+				`File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests`,
+				"self.grammar_queue[i].grammar = self.grammar_queue[i].grammar.result()",
+			),
+			want: "t/queue 2-4 IndexError: list index out of range\n",
+		},
+		{
+			name: "an exception line, then a traceback of its own",
+			log: lines(
+				"IndexError: list index out of range",
+				"Traceback (most recent call last):",
+				`  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests`,
+				"    self.grammar_queue[i].grammar = self.grammar_queue[i].grammar.result()",
+				"IndexError: pop from empty list",
+			),
+			want: "unknown/error 1-1 IndexError: list index out of range\n" +
+				"t/queue 2-5 IndexError: pop from empty list\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			for _, o := range occurrences(t, m, tt.log, 0) {
+				fmt.Fprintf(&b, "%s %d-%d %s: %s\n", o.ID, o.Line, o.EndLine, o.Exception, o.Message)
+			}
+			if b.String() != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tt.want)
+			}
+		})
+	}
+}
+
+// A traceback cut before its exception is what a record knows by where it
+// is raised only when the place alone says the error: a record that also
+// needs the exception's message cannot tell it from the other errors
+// raised there.
+func TestCutTracebackAndFrameRecords(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/unpack
+  title: unpack
+  severity: error
+  match: {exception: ValueError, frame: 'layers/sampler\.py", line \d+, in forward', regex: 'not enough values to unpack'}
+  tests: {match: ['  File "/x/sglang/srt/layers/sampler.py", line 120, in forward']}
+- id: t/queue
+  title: queue
+  severity: error
+  match: {exception: IndexError, frame: 'managers/scheduler\.py", line \d+, in move_ready_grammar_requests'}
+  tests: {match: ['  File "/x/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests']}
+`)
+	cut := func(frame string) string {
+		return lines(
+			"[2026-08-28 10:15:02 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+			`  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2683, in run_scheduler_process`,
+			"    scheduler.event_loop_normal()",
+			frame,
+		)
+	}
+	tests := []struct{ name, log, want string }{
+		{
+			name: "the place and a message the excerpt lacks",
+			log:  cut(`  File "/sgl-workspace/sglang/python/sglang/srt/layers/sampler.py", line 120, in forward`),
+			want: "unknown/traceback\n",
+		},
+		{
+			name: "the place alone",
+			log:  cut(`  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1761, in move_ready_grammar_requests`),
+			want: "t/queue\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			for _, o := range occurrences(t, m, tt.log, 0) {
+				fmt.Fprintln(&b, o.ID)
+			}
+			if b.String() != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tt.want)
+			}
+		})
 	}
 }

@@ -71,6 +71,12 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 			e.feedJSON(msg)
 			return
 		}
+		if escapedTraceback(e.norm) {
+			// Its lines, each under the record's header as the first.
+			e.json.level, e.json.time = LevelNone, e.json.time[:0]
+			e.feedJSON(e.norm)
+			return
+		}
 	}
 	var ln Line
 	rest := cutStreams(&ln, e.norm)
@@ -648,6 +654,8 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 	case stFrames:
 		return e.frameLine(ev, msg, indented, blank)
 	case stAfterExc:
+		source := ev.sourceNext
+		ev.sourceNext = false
 		switch {
 		case bytes.Equal(msg, duringHandling), bytes.Equal(msg, directCause):
 			ev.state, ev.msgOpen = stChain, false
@@ -660,6 +668,16 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			ev.msgBlank = true
 			return msg, true
 		case indented:
+			return msg, true
+		case !ev.traceback && len(ev.excs) > 0 && isFrame(msg):
+			// Frames pasted after their exception line without the
+			// indentation of a traceback: a traceback condensed by hand
+			// ("IndexError: …", then `File "…", line 1761, in f`), or
+			// printed newest first by an export that trims lines. The
+			// frame's source line may follow, as unindented.
+			ev.sourceNext = true
+			return msg, true
+		case source && !opensEvent(msg, owners) && !bareException(msg):
 			return msg, true
 		case ev.kind == kindLogError && (bytes.HasPrefix(msg, []byte("Call stack:")) ||
 			bytes.HasPrefix(msg, []byte("Message: ")) || bytes.HasPrefix(msg, []byte("Arguments: "))):
@@ -1054,6 +1072,26 @@ func reprMessage(class, arg []byte) []byte {
 	return arg
 }
 
+// escapedHead is a traceback's head followed by an escaped newline and its
+// first frame.
+var escapedHead = []byte(`Traceback (most recent call last):\n  File `)
+
+// escapedTraceback reports whether a line holds a whole traceback with its
+// newlines escaped (`… Traceback (most recent call last):\n  File "…`), as
+// a logger that keeps each record on one line writes it; not when the
+// traceback is a value inside a JSON body or a quoted string the line
+// carries, which its own message says what to make of.
+func escapedTraceback(line []byte) bool {
+	i := bytes.Index(line, escapedHead)
+	return i >= 0 && !bytes.ContainsAny(line[:i], "{\"'")
+}
+
+// isFrame reports whether a line is a traceback's frame line,
+// `File "…", line 12, in f`, without its indentation.
+func isFrame(msg []byte) bool {
+	return bytes.HasPrefix(msg, framePrefix) && bytes.Contains(msg, []byte(`", line `))
+}
+
 // threadLike reports whether a line heads a traceback the way a dying
 // thread's or process's header does: a line, then the traceback.
 func threadLike(msg []byte) bool {
@@ -1077,7 +1115,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	if ev.state == stAfterExc && !ev.traceback {
 		// The frames of a traceback printed upside down, after its
 		// exception line; the innermost comes first.
-		if t := bytes.TrimLeft(view, " \t"); len(t) < len(view) && bytes.HasPrefix(t, framePrefix) {
+		if t := bytes.TrimLeft(view, " \t"); len(t) < len(view) && bytes.HasPrefix(t, framePrefix) || isFrame(view) {
 			ev.upFrames = true
 			if ev.lastFrame == "" {
 				ev.lastFrame = keep(t)
@@ -1205,8 +1243,11 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		}
 	}
 	inGroup := func(h *hit) bool {
-		if p := &e.m.pats[h.pat]; p.frame != nil && frameException(p, excs) == nil && len(excs) > 0 {
-			return false // raised there, but not this exception
+		if p := &e.m.pats[h.pat]; p.frame != nil && frameException(p, excs) == nil && (len(excs) > 0 || p.rec.Match.Regex != "") {
+			// Raised there, but not this exception; or a traceback cut
+			// before its exception, where the record needs the message
+			// to tell its error from the others raised there.
+			return false
 		}
 		if !split {
 			return true

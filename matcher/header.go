@@ -417,13 +417,39 @@ func (h *headerLearner) lookBack(r *recentLines, scratch *[]byte) bool {
 func (h *headerLearner) judge(rest []byte) (decided bool) {
 	if !isBlank(rest) {
 		h.cur.of(rest)
-		if h.prop.prefixOf(&h.cur) >= 0 {
+		switch {
+		case h.prop.prefixOf(&h.cur) >= 0:
 			h.carried++
-		} else {
+		case h.carried == 1 && h.missed == 0 && h.narrow():
+			h.carried++
+		default:
 			h.missed++
 		}
 	}
 	return h.decide()
+}
+
+// narrow shortens the proposed header to the part of it that the line at
+// hand starts with too, cut back to a blank, and reports whether that
+// left a header. The line that proposed a header may carry the start of
+// its message after it ("> Initialization failed: Traceback (most recent
+// call last):", "pod c Init failed. state: Traceback …"): the header is
+// what the next line repeats, not all that came before the traceback's
+// head. It is tried once, on the first line held after the proposing one
+// when no line before carried the proposal.
+func (h *headerLearner) narrow() bool {
+	k := 0
+	for k < h.prop.n && k < h.cur.n && h.prop.b[k] == h.cur.b[k] {
+		k++
+	}
+	for k > 0 && !isBlankByte(h.prop.b[k-1]) {
+		k--
+	}
+	if k == 0 {
+		return false
+	}
+	h.prop.n = k
+	return true
 }
 
 // decide reports whether the proposal is decided, and learns the header

@@ -123,6 +123,25 @@ var headerShapes = []struct {
 		want: "",
 	},
 	{
+		name: "a wrapper re-logging a child's stderr under the stream's name: progress bars are no errors, a traceback is",
+		log: lines(
+			"2025-07-02 16:41:30 | WARNING | sglang.srt.models.registry | Ignore import error when loading sglang.srt.models.x_mm. cannot import name 'XConfig' from 'transformers'",
+			"",
+			"2025-07-02 16:41:30 | ERROR | stderr | Loading safetensors checkpoint shards:   0% Completed | 0/2 [00:00<?, ?it/s]",
+			"",
+			"2025-07-02 16:41:30 | ERROR | stderr | ",
+			"2025-07-02 16:41:31 | ERROR | stderr | Loading safetensors checkpoint shards: 100% Completed | 2/2 [00:00<00:00,  3.60it/s]",
+			"2025-07-02 16:41:31 | INFO | stdout | Capture cuda graph bs [1, 2, 4, 8]",
+			"2025-07-02 16:41:33 | ERROR | stderr | Traceback (most recent call last):",
+			`2025-07-02 16:41:33 | ERROR | stderr |   File "/opt/app/loader.py", line 88, in load_weights`,
+			"2025-07-02 16:41:33 | ERROR | stderr |     param = params_dict[name]",
+			"2025-07-02 16:41:33 | ERROR | stderr | KeyError: 'lm_head.weight_scale'",
+			"2025-07-02 16:41:34 | INFO | stdout | Worker process failed to start",
+		),
+		want: `unknown/traceback 8-11 rank="" time="2025-07-02 16:41:33" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+			`unknown/error 12-12 rank="" time="" exc="" msg="Worker process failed to start"` + "\n",
+	},
+	{
 		name: "cloud logging export, newest line first",
 		log: lines(
 			"ERROR 2026-03-14T06:20:31Z {} KeyError: 'lm_head.weight_scale'",
@@ -363,6 +382,52 @@ var headerShapes = []struct {
 			"    +------------------------------------",
 		),
 		want: `unknown/traceback 1-8 rank="" time="" exc="OSError" msg="port 30000 is taken"` + "\n",
+	},
+	{
+		name: "a quoted paste whose first line has a message before the traceback's head",
+		log: lines(
+			"> Initialization failed. model_init_state: Traceback (most recent call last):",
+			`>   File "/opt/app/loader.py", line 88, in load_weights`,
+			">     param = params_dict[name]",
+			"> KeyError: 'lm_head.weight'",
+			"> ",
+			"> Initialization failed. detoken_init_state: init ok",
+		),
+		want: `unknown/traceback 1-4 rank="" time="" exc="KeyError" msg="'lm_head.weight'"` + "\n" +
+			`unknown/error 6-6 rank="" time="" exc="" msg="Initialization failed. detoken_init_state: init ok"` + "\n",
+	},
+	{
+		name: "a collector's label and a message before the traceback's head",
+		log: prefixed("gpu-node-7 app/sglang >> ",
+			"Init failed. state: Traceback (most recent call last):",
+			`  File "/opt/app/loader.py", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			"KeyError: 'lm_head.weight_scale'",
+		),
+		want: `unknown/traceback 1-4 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a pod label and a message before the traceback's head",
+		log: prefixed("[pod/sglang-0/main] ",
+			"Warmup failed: Traceback (most recent call last):",
+			`  File "/opt/app/loader.py", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			"",
+			"KeyError: 'lm_head.weight_scale'",
+		),
+		want: `unknown/traceback 1-5 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "only the first line of a paste indented",
+		log: lines(
+			"    Traceback (most recent call last):",
+			`  File "/opt/app/loader.py", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			`  File "/opt/app/weights.py", line 12, in get`,
+			"    return d[k]",
+			"KeyError: 'lm_head.weight_scale'",
+		),
+		want: `unknown/traceback 1-6 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
 		name: "an exception line followed by an unrelated traceback",

@@ -648,7 +648,10 @@ func stampedLevel(b []byte) (Level, int) {
 // pipedLevel reads the fields loguru and the loggers built like it put
 // after a timestamp, "| ERROR    | module:function:42 - msg" or
 // "| ERROR | stderr | msg": the level, padded, and a name without spaces
-// before the message.
+// before the message. A wrapper that re-logs a child's output under the
+// name of its stream ("stderr", "stdout") gives every line of it the
+// stream's level, a progress bar on stderr ERROR: that level says nothing
+// of the line, and is dropped.
 func pipedLevel(b []byte) (Level, int) {
 	end := bytes.Index(b[2:], []byte(" | "))
 	if end <= 0 || end > 16 {
@@ -668,6 +671,9 @@ func pipedLevel(b []byte) (Level, int) {
 	rest := b[n:]
 	for _, sep := range []string{" | ", " - "} {
 		if j := bytes.Index(rest, []byte(sep)); j > 0 && j <= 96 && bytes.IndexByte(rest[:j], ' ') < 0 {
+			if name := string(rest[:j]); name == "stderr" || name == "stdout" {
+				lvl = LevelNone
+			}
 			return lvl, n + j + len(sep)
 		}
 	}

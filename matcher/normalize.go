@@ -4,7 +4,8 @@ import "bytes"
 
 // Normalize appends to dst the matching view of one raw line (without its
 // newline) and returns the extended buffer. The view drops ANSI escape
-// sequences, a trailing CR, and everything up to the last CR that has text
+// sequences (the colours of one spelt out in text too: rsyslog's "#033[0m"),
+// a trailing CR, and everything up to the last CR that has text
 // after it: a progress bar redrawn with CR shows only its final state, as in
 // a terminal. A prefix that a collector put before the bar's first state
 // ("0: ", "host python[7]: ") stays before its last one. Invalid UTF-8 and
@@ -43,21 +44,82 @@ func redrawPrefix(first, last []byte) int {
 	return max(bytes.Index(first, last[:min(probe, len(last))]), 0)
 }
 
-// normalizeEsc appends raw to dst without its ANSI escape sequences.
+// normalizeEsc appends raw to dst without its ANSI escape sequences,
+// whether the escape character is there itself or spelt out in text, as a
+// logger or a tool that escapes control characters writes it: rsyslog's
+// "#033[1;36m", `cat -v`'s "^[[0m", a string's "\x1b[31m", "\033[0m" or
+// "\u001b[0m".
 func normalizeEsc(dst, raw []byte) []byte {
-	if bytes.IndexByte(raw, 0x1b) < 0 {
+	text := textEscapeIndex(raw) >= 0
+	if !text && bytes.IndexByte(raw, 0x1b) < 0 {
 		return append(dst, raw...)
 	}
 	for i := 0; i < len(raw); {
 		c := raw[i]
-		if c != 0x1b {
-			dst = append(dst, c)
-			i++
+		if c == 0x1b {
+			i = skipEscape(raw, i)
 			continue
 		}
-		i = skipEscape(raw, i)
+		if text {
+			if n := textEscape(raw[i:]); n > 0 {
+				i += n
+				continue
+			}
+		}
+		dst = append(dst, c)
+		i++
 	}
 	return dst
+}
+
+// textEscapes spell out the escape character before a CSI's "[".
+var textEscapes = [...]string{"#033[", "^[[", `\x1b[`, `\033[`, `\u001b[`, `\x1B[`, `\u001B[`}
+
+// textEscapeIndex returns where the first escape spelt out in text starts
+// in b, or -1. It looks only before the "[" that ends each spelling.
+func textEscapeIndex(b []byte) int {
+	for off := 0; off < len(b); {
+		i := bytes.IndexByte(b[off:], '[')
+		if i < 0 {
+			return -1
+		}
+		p := off + i
+		if p > 0 {
+			switch b[p-1] {
+			case '3', '[', 'b', 'B': // the last byte of every spelling before its "["
+				for _, e := range textEscapes {
+					if n := len(e) - 1; p >= n && string(b[p-n:p+1]) == e {
+						return p - n
+					}
+				}
+			}
+		}
+		off = p + 1
+	}
+	return -1
+}
+
+// textEscape returns the length of a colour or erase sequence spelt out in
+// text at the start of b ("#033[1;36m", "^[[0m", "\x1b[K"), or 0. Only
+// those, whose parameters are digits and semicolons, are taken: the words
+// of a message never look like them.
+func textEscape(b []byte) int {
+	for _, e := range textEscapes {
+		if !bytes.HasPrefix(b, []byte(e)) {
+			continue
+		}
+		for i := len(e); i < len(b); i++ {
+			switch c := b[i]; {
+			case c >= '0' && c <= '9' || c == ';':
+				continue
+			case c == 'm' || c == 'K':
+				return i + 1
+			}
+			return 0
+		}
+		return 0
+	}
+	return 0
 }
 
 // skipEscape returns the index just past the escape sequence at raw[i].
