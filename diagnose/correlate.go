@@ -145,13 +145,10 @@ func appendKey(dst []byte, o *matcher.Occurrence) []byte {
 	return appendMaskNumbers(dst, o.Message)
 }
 
-// maskNumbers replaces what differs between occurrences of one error with
-// N: hex addresses, runs of eight or more hex digits (request ids) and
-// decimal numbers (ranks, sizes, pids).
-func maskNumbers(s string) string { return string(appendMaskNumbers(nil, s)) }
-
-// appendMaskNumbers appends s with its numbers masked (maskNumbers) to b.
-// It is a hand-written scanner, not a regexp: it runs once per occurrence.
+// appendMaskNumbers appends s to b with what differs between occurrences
+// of one error replaced by N: hex addresses, runs of eight or more hex
+// digits (request ids) and decimal numbers (ranks, sizes, pids). It is a
+// hand-written scanner, not a regexp: it runs once per occurrence.
 func appendMaskNumbers(b []byte, s string) []byte {
 	isHex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }

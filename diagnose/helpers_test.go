@@ -27,7 +27,13 @@ const testPack = `
 
 func testMatcher(t testing.TB) *matcher.Matcher {
 	t.Helper()
-	recs, err := patterns.ParseYAML("test.yaml", []byte(testPack))
+	return compileYAML(t, testPack)
+}
+
+// compileYAML compiles a pack of records written in YAML for a test.
+func compileYAML(t testing.TB, yaml string) *matcher.Matcher {
+	t.Helper()
+	recs, err := patterns.ParseYAML("test.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}

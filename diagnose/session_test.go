@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 )
 
@@ -497,24 +496,13 @@ func TestFedInputWaitsForTheExceptionLine(t *testing.T) {
 // MinSeverity sets the least severity a live update shows: a warning is
 // shown when it is warning, not by default; a fed input sees it either way.
 func TestMinSeverityOfUpdates(t *testing.T) {
-	recs, err := patterns.ParseYAML("warn.yaml", []byte(`
+	m := compileYAML(t, `
 - id: t/slow
   title: slow
   severity: warning
   match: {message: "Prefill is slow."}
   tests: {match: ["Prefill is slow."]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pack, err := patterns.NewPack(recs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := matcher.Compile(pack)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, tc := range []struct {
 		min     patterns.Severity
 		updates int

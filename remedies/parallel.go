@@ -38,7 +38,6 @@ const (
 type layout struct {
 	tp, dp, pp  int
 	dpAttention bool
-	nodes       int
 }
 
 // layout reads the server's parallelism; false when its TP size is unknown.
@@ -47,15 +46,12 @@ func (w *workedValues) layout() (layout, bool) {
 	if !ok || tp < 1 {
 		return layout{}, false
 	}
-	l := layout{tp: int(tp), dp: 1, pp: 1, nodes: 1}
+	l := layout{tp: int(tp), dp: 1, pp: 1}
 	if dp, ok := w.number("dp_size"); ok && dp >= 1 {
 		l.dp = int(dp)
 	}
 	if pp, ok := w.number("pp_size"); ok && pp >= 1 {
 		l.pp = int(pp)
-	}
-	if n, ok := w.number("nnodes"); ok && n >= 1 {
-		l.nodes = int(n)
 	}
 	v, _ := w.Values.Lookup("enable_dp_attention")
 	l.dpAttention = v == true && l.dp > 1
@@ -153,7 +149,7 @@ func (w *workedValues) parallelForHeads() (string, string, bool) {
 	if known {
 		why = fmt.Sprintf("%d splits over %d ranks unevenly; the largest TP size that divides both %d and %d is %d", num, l.tp, num, l.tp, t)
 	}
-	return next.flags(), why + w.kept(l, next, idle), true
+	return next.flags(), why + kept(l, next, idle), true
 }
 
 // parallelForWeights halves the TP size a weight is split over.
@@ -164,7 +160,7 @@ func (w *workedValues) parallelForWeights() (string, string, bool) {
 	}
 	next, idle := w.smallerTP(l, l.tp/2, true)
 	why := fmt.Sprintf("Half the TP size, %d → %d, doubles each rank's slice of the weight", l.tp, next.tp)
-	return next.flags(), why + w.kept(l, next, idle), true
+	return next.flags(), why + kept(l, next, idle), true
 }
 
 // parallelOnFewer halves the TP size and the GPUs with it.
@@ -178,7 +174,7 @@ func (w *workedValues) parallelOnFewer() (string, string, bool) {
 }
 
 // kept ends a layout's arithmetic with where the GPUs went.
-func (w *workedValues) kept(from, to layout, idle string) string {
+func kept(from, to layout, idle string) string {
 	var b strings.Builder
 	if to.pp != from.pp {
 		fmt.Fprintf(&b, "; the GPUs stay in use as --pp-size %d (TP × PP = %d × %d)", to.pp, to.tp, to.pp)

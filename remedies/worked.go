@@ -308,10 +308,9 @@ func (w *workedValues) fractionForKVPool() (string, string, bool) {
 			return "", "", false
 		}
 	}
-	if p, ok := w.number(matcher.Previous + "mem_fraction_static"); ok && next >= p {
-		if f, ok := w.number("mem_fraction_static"); ok && f < p {
-			return "", fmt.Sprintf("The log's previous start ran with `--mem-fraction-static %s` and this one lowered it to %s; the %s the weights need is back at or above where it started. "+
-				"Failing both ways means the weights, the KV cache and the activations do not fit together: %s.", fraction(p), fraction(f), fraction(next), neitherWay), false
+	if f, ok := w.number("mem_fraction_static"); ok {
+		if why, undone := w.undoesLowering(f, next); undone {
+			return "", why, false
 		}
 	}
 	if fit {
@@ -325,6 +324,18 @@ func (w *workedValues) fractionForKVPool() (string, string, bool) {
 	why := fmt.Sprintf("Worked from the start-up: %s GB were free before the weights and %s GB after, so the weights take %s of the GPU; with %s more for the KV cache → %s.",
 		gib(m.BeforeWeights), gib(m.AfterWeights), share(used), share(kvShare), fraction(next))
 	return fraction(next), why, true
+}
+
+// undoesLowering reports, and says why, when a raised fraction is back at
+// or above where the log's previous start ran before this one lowered it
+// to now: the server fails both ways.
+func (w *workedValues) undoesLowering(now, next float64) (string, bool) {
+	p, ok := w.number(matcher.Previous + "mem_fraction_static")
+	if !ok || now >= p || next < p {
+		return "", false
+	}
+	return fmt.Sprintf("The log's previous start ran with `--mem-fraction-static %s` and this one lowered it to %s; the %s the weights need is back at or above where it started. "+
+		"Failing both ways means the weights, the KV cache and the activations do not fit together: %s.", fraction(p), fraction(now), fraction(next), neitherWay), true
 }
 
 // Captures of sglang's message when the weights leave the KV cache no
@@ -353,9 +364,8 @@ func (w *workedValues) fractionAboveSuggested() (string, string, bool) {
 	now := ""
 	if f, err := strconv.ParseFloat(strings.TrimSpace(w.Captures[capFractionNow]), 64); err == nil {
 		now = fmt.Sprintf(" (the server ran with %s)", fraction(f))
-		if p, ok := w.number(matcher.Previous + "mem_fraction_static"); ok && f < p && next >= p {
-			return "", fmt.Sprintf("The log's previous start ran with `--mem-fraction-static %s` and this one lowered it to %s; the %s the weights need is back at or above where it started. "+
-				"Failing both ways means the weights, the KV cache and the activations do not fit together: %s.", fraction(p), fraction(f), fraction(next), neitherWay), false
+		if why, undone := w.undoesLowering(f, next); undone {
+			return "", why, false
 		}
 	}
 	why := fmt.Sprintf("Worked from the message: the least fraction that leaves the KV cache any room is %s%s; %s more gives the pool room for requests → %s.",

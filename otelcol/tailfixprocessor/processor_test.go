@@ -45,20 +45,17 @@ var kvLines = []string{
 	"[2026-11-29 10:15:04 TP0] Shutting down.",
 }
 
-var (
-	packOnce sync.Once
-	pack     *matcher.Matcher
-	packErr  error
-)
+// builtinPack is the built-in pack, compiled once for all tests.
+var builtinPack = sync.OnceValues(func() (*matcher.Matcher, error) { return load(nil, zap.NewNop()) })
 
-// builtin is the built-in pack, compiled once for all tests.
+// builtin is the built-in pack, or the test fails.
 func builtin(t testing.TB) *matcher.Matcher {
 	t.Helper()
-	packOnce.Do(func() { pack, packErr = load(nil, zap.NewNop()) })
-	if packErr != nil {
-		t.Fatal(packErr)
+	m, err := builtinPack()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return pack
+	return m
 }
 
 // clock is a test's time, moved by hand.
