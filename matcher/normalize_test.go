@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -120,4 +121,37 @@ func containsEsc(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// textEscapeIndex finds the first escape spelt out in text, as a search
+// of every position for every spelling does.
+func TestTextEscapeIndex(t *testing.T) {
+	naive := func(b []byte) int {
+		for i := range b {
+			for _, e := range textEscapes {
+				if bytes.HasPrefix(b[i:], []byte(e)) {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	cases := []string{
+		"", "[2026-03-04 09:11:08 TP1] plain", "#033[1;36mINFO#033[0m", `x ^[[0m y \x1b[31m`,
+		`\u001b[0m first`, `33[ 1b[ 1B[ ^[ [[ no spelling`, `\x1B[\u001B[`, "[[[^[[",
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	const alphabet = `#0x13bBu[\^ `
+	for range 20000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, c := range cases {
+		if got, want := textEscapeIndex([]byte(c)), naive([]byte(c)); got != want {
+			t.Fatalf("textEscapeIndex(%q) = %d, want %d", c, got, want)
+		}
+	}
 }
