@@ -185,6 +185,12 @@ const TagDownstream = "downstream"
 // between, are the shutdown, not a failure.
 const TagShutdown = "shutdown"
 
+// TagIsolate marks a record of a family whose cause lies in whichever part
+// of sglang the traceback came through (a call between two of its modules
+// that no longer agree): its fix gains the step that runs the server once
+// without that part, named by the traceback's innermost frame in sglang.
+const TagIsolate = "isolate"
+
 // Benign reports whether the record describes a harmless line.
 func (r *Record) Benign() bool { return r.HasTag(TagBenign) }
 

@@ -1,6 +1,12 @@
 package remedies
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/tailfix/tailfix/diagnose"
+	"github.com/tailfix/tailfix/patterns"
+)
 
 func TestComponentOf(t *testing.T) {
 	tests := []struct{ frame, feature string }{
@@ -22,6 +28,34 @@ func TestComponentOf(t *testing.T) {
 		feature, isolate := componentOf(tt.frame)
 		if feature != tt.feature || (feature != "") != (isolate != "") {
 			t.Errorf("componentOf(%q) = %q, %q; want %q", tt.frame, feature, isolate, tt.feature)
+		}
+	}
+}
+
+// A record tagged isolate gains the step that runs the server without the
+// part of sglang its traceback came through; other records do not, and
+// neither does one whose traceback names no known part.
+func TestIsolateTagAddsTheComponentStep(t *testing.T) {
+	const spec = `  File "/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker.py", line 312, in verify`
+	tests := []struct {
+		name  string
+		tags  []string
+		own   string
+		extra bool
+	}{
+		{"tagged, through speculative decoding", []string{patterns.TagIsolate}, spec, true},
+		{"not tagged", nil, spec, false},
+		{"tagged, no frame in sglang", []string{patterns.TagIsolate}, "", false},
+		{"tagged, a part with no isolating run", []string{patterns.TagIsolate},
+			`  File "/x/sglang/srt/managers/scheduler.py", line 1, in run`, false},
+	}
+	for _, tt := range tests {
+		rec := &patterns.Record{ID: "t/x", Title: "t", Severity: patterns.SeverityError, Tags: tt.tags,
+			Fix: patterns.Fix{Steps: []string{"Check the install"}}}
+		r := For(&diagnose.Finding{Record: rec, Line: 3, OwnFrame: tt.own})
+		got := len(r.Steps) == 2 && strings.Contains(r.Steps[1], "--speculative-algorithm")
+		if got != tt.extra || len(r.Steps) != 1 && !got {
+			t.Errorf("%s: steps %q; want the component step: %v", tt.name, r.Steps, tt.extra)
 		}
 	}
 }

@@ -62,6 +62,11 @@ func For(f *diagnose.Finding) Remedy {
 				steps = append(steps, s)
 			}
 		}
+		if r.HasTag(patterns.TagIsolate) {
+			if step := componentStep(f.OwnFrame); step != "" {
+				steps = append(steps, step)
+			}
+		}
 		if vals.refuses(change.Before + change.After) {
 			// The log's own figures say this change would not help: the
 			// record's other change, if it has one and they allow it.

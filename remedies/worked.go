@@ -105,6 +105,8 @@ func (w *workedValues) Lookup(name string) (any, bool) {
 		work = w.parallelForWeights
 	case parallelOnFewer:
 		work = w.parallelOnFewer
+	case osPackage:
+		work = w.osPackageOf
 	default:
 		return w.Values.Lookup(name)
 	}

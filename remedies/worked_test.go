@@ -258,3 +258,36 @@ func TestRemedyOtherwise(t *testing.T) {
 		}
 	}
 }
+
+func TestOSPackage(t *testing.T) {
+	tests := []struct {
+		lib, want string
+	}{
+		{"libnuma.so.1", "libnuma1"},
+		{"libibverbs.so.1", "libibverbs1 ibverbs-providers"},
+		{"libGL.so.1", "libgl1"},
+		{"libglib-2.0.so.0", "libglib2.0-0"},
+		{"libssl.so.3", "libssl3"},     // the version names the package
+		{"libssl.so.1.1", "libssl1.1"}, // another version, another package
+		{"libssl.so.10", ""},           // a version the table does not know
+		{"libucp.so.0", "libucx0"},     // a library by its stem
+		{"libcudart.so.12", ""},        // CUDA comes from no OS package here
+		{"libfoo.so", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		caps := map[string]string{}
+		if tt.lib != "" {
+			caps[capLibrary] = tt.lib
+		}
+		w := &workedValues{Values: Values{Captures: caps}}
+		v, ok := w.Lookup(osPackage)
+		got, _ := v.(string)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("%s: %s = %q, %v; want %q", tt.lib, osPackage, got, ok, tt.want)
+		}
+		if len(w.notes) > 0 || w.refused[osPackage] {
+			t.Errorf("%s: a table look-up left notes %q or a refusal", tt.lib, w.notes)
+		}
+	}
+}
