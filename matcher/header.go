@@ -209,6 +209,13 @@ func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scrat
 		// log pasted into a list item or a notebook's output.
 		return h.proposeMargin(rest)
 	}
+	if n := severityStampLen(rest); n > 0 && !l.Record {
+		// A log console's export without labels puts its severity and
+		// time before every line, whatever the line is: a source line or
+		// a frame of a traceback cut at the export's start as much as
+		// its head.
+		return h.start(rest[:n])
+	}
 	n := contentStart(rest)
 	if n < 0 {
 		// No content the engine knows follows a prefix (a library's own

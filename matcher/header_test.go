@@ -142,6 +142,38 @@ var headerShapes = []struct {
 			`unknown/error 12-12 rank="" time="" exc="" msg="Worker process failed to start"` + "\n",
 	},
 	{
+		name: "cloud logging export without labels, cut before its traceback's head",
+		log: prefixed("ERROR 2026-03-14T06:20:31.317856550Z ",
+			"    self.model = get_model(",
+			`  File "/opt/app/loader.py", line 88, in load_weights`,
+			"    param = params_dict[name]",
+			"KeyError: 'lm_head.weight_scale'",
+			"",
+			"the scheduler failed to recover",
+		),
+		want: `unknown/traceback 2-4 rank="" time="2026-03-14T06:20:31.317856550Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+			`unknown/error 6-6 rank="" time="2026-03-14T06:20:31.317856550Z" exc="" msg="the scheduler failed to recover"` + "\n",
+	},
+	{
+		name: "cloud logging export without labels of a healthy stretch: the stream's ERROR is no error",
+		log: prefixed("ERROR 2026-03-14T06:20:31.250Z ",
+			"Loading safetensors checkpoint shards:  40% Completed | 2/5 [00:03<00:04,  1.52s/it]",
+			"Loading safetensors checkpoint shards: 100% Completed | 5/5 [00:07<00:00,  1.49s/it]",
+			"Capturing batches (bs=8 avail_mem=20.51 GB): 100%|██████████| 4/4 [00:01<00:00,  2.95it/s]",
+			"The server is fired up and ready to roll!",
+		),
+		want: "",
+	},
+	{
+		name: "a level word and a time on one line alone keep their level",
+		log: lines(
+			"[2026-03-14 06:20:29 TP0] Decode batch, #running-req: 3, token usage: 0.12",
+			"ERROR 2026-03-14T06:20:31Z the cache disappeared",
+			"[2026-03-14 06:20:32 TP0] Decode batch, #running-req: 3, token usage: 0.12",
+		),
+		want: `unknown/error 2-2 rank="" time="" exc="" msg="ERROR 2026-03-14T06:20:31Z the cache disappeared"` + "\n",
+	},
+	{
 		name: "cloud logging export, newest line first",
 		log: lines(
 			"ERROR 2026-03-14T06:20:31Z {} KeyError: 'lm_head.weight_scale'",

@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"slices"
 )
 
 // Level is the severity a line's own format states: glog's E and F
@@ -191,6 +192,24 @@ func cutCloudSeverity(line []byte) (stamp, rest []byte, ok bool) {
 		return nil, line, false
 	}
 	return after[:len(after)-len(t)-1], t[end+2:], true
+}
+
+// severityStampLen returns the length of a log console's prefix of a
+// severity word and an RFC 3339 time, with the blank after it ("ERROR
+// 2025-04-07T19:13:52.317Z "), or 0. An export that leaves out each
+// entry's labels writes it before every line. ParseLine keeps such a line's
+// words, for another program may print its own level that way; a stream
+// whose every line carries it is learnt as a header (see headerLearner).
+func severityStampLen(line []byte) int {
+	sev, after, ok := bytes.Cut(line, []byte(" "))
+	if !ok || !slices.Contains(cloudSeverities, string(sev)) {
+		return 0
+	}
+	rest := trimStamp(after)
+	if len(rest) == len(after) {
+		return 0
+	}
+	return len(line) - len(rest)
 }
 
 // trimPlatformStamp drops an RFC 3339 timestamp that a platform put before

@@ -101,6 +101,13 @@ func newestFirst(head []byte) bool {
 		before = line
 		t := ParseLine(line).Header.Time
 		if len(t) == 0 {
+			// An export without labels: the line keeps its words when
+			// read, but its time tells the export's order all the same.
+			if n := severityStampLen(line); n > 0 {
+				t = bytes.TrimRight(line[bytes.IndexByte(line, ' ')+1:n], " \t")
+			}
+		}
+		if len(t) == 0 {
 			continue
 		}
 		if len(t) > maxStamp {

@@ -249,6 +249,15 @@ func TestNewestFirst(t *testing.T) {
 		return out.String()
 	}
 	tb := "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n    g()\nKeyError: 'k'\n"
+	// A log console's export of a cut traceback, without its labels: the
+	// severity word then the time, and no head to tell the order.
+	exported := func(nanos ...int) string {
+		var b strings.Builder
+		for i, n := range nanos {
+			fmt.Fprintf(&b, "ERROR 2026-08-28T10:00:01.%09dZ   File \"m.py\", line %d, in load\n", n, i+1)
+		}
+		return b.String()
+	}
 	tests := []struct {
 		name string
 		log  string
@@ -263,6 +272,8 @@ func TestNewestFirst(t *testing.T) {
 		{"forward with a rank a second behind now and then", stamped(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15, 16, 18, 17, 19, 20, 22, 21, 23, 24, 26, 25, 27, 28, 30, 29, 31, 32, 34, 33, 35), false},
 		{"two formats interleaved, each going back", interleave(stamped(20, 18, 16, 14, 12, 10, 8, 6, 4, 2), millis(19, 17, 15, 13, 11, 9, 7, 5, 3, 1)), true},
 		{"two formats interleaved, each going forward", interleave(stamped(1, 3, 5, 7, 9, 11, 13, 15, 17, 19), millis(2, 4, 6, 8, 10, 12, 14, 16, 18, 20)), false},
+		{"an export without labels, newest first", exported(900, 800, 700, 600, 500, 400, 300, 200, 100, 50), true},
+		{"an export without labels, oldest first", exported(50, 100, 200, 300, 400, 500, 600, 700, 800, 900), false},
 		{"empty", "", false},
 	}
 	for _, tt := range tests {
