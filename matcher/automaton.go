@@ -645,6 +645,10 @@ func SameClass(a, b string) bool {
 // Pack returns the pack the matcher was compiled from.
 func (m *Matcher) Pack() *patterns.Pack { return m.pack }
 
+// searchPiece is about how much of a block the automaton searches at
+// once (see candidates).
+const searchPiece = 16 << 10
+
 // candidate is a line the automaton proposes: the offset of the line's start
 // in its block and the pattern (or marker, when negative) to confirm there.
 type candidate struct {
@@ -661,24 +665,42 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 	if startsAtLevel(block) {
 		dst = append(dst, candidate{0, int32(markLevel)})
 	}
-	for _, h := range m.ac.FindAllOverlapping(block) {
-		start := h.Start
-		if block[start] == '\n' {
-			start++ // a needle that names the line after the newline
-		}
-		if start >= lineEnd {
-			if lineEnd >= 0 && lineEnd < start && bytes.IndexByte(block[lineEnd+1:start], '\n') < 0 {
-				// The line after the last one proposed, as in a flood of
-				// errors: no need to look back along it.
-				lineStart = lineEnd + 1
-			} else {
-				lineStart = bytes.LastIndexByte(block[:start], '\n') + 1
+	// The automaton returns every hit of what it searches at once: it is
+	// given a piece of lines at a time, so that the hits of a flood of
+	// error lines stay a small slice in cache rather than one the size of
+	// the block, grown and copied as it fills. Two pieces share the
+	// newline between them, so that a needle that starts with it ("\nE0",
+	// the start of the line after) or ends with it is found whole.
+	for off := 0; off < len(block); {
+		end := len(block)
+		if end-off > searchPiece {
+			if i := bytes.IndexByte(block[off+searchPiece:], '\n'); i >= 0 && off+searchPiece+i+1 < len(block) {
+				end = off + searchPiece + i + 1
 			}
-			lineEnd = start + lineLen(block[start:])
 		}
-		for _, o := range m.owners[h.PatternID] {
-			dst = append(dst, candidate{lineStart, o})
+		for _, h := range m.ac.FindAllOverlapping(block[off:end]) {
+			start := off + h.Start
+			if block[start] == '\n' {
+				start++ // a needle that names the line after the newline
+			}
+			if start >= lineEnd {
+				if lineEnd >= 0 && lineEnd < start && bytes.IndexByte(block[lineEnd+1:start], '\n') < 0 {
+					// The line after the last one proposed, as in a flood of
+					// errors: no need to look back along it.
+					lineStart = lineEnd + 1
+				} else {
+					lineStart = bytes.LastIndexByte(block[:start], '\n') + 1
+				}
+				lineEnd = start + lineLen(block[start:])
+			}
+			for _, o := range m.owners[h.PatternID] {
+				dst = append(dst, candidate{lineStart, o})
+			}
 		}
+		if end == len(block) {
+			break
+		}
+		off = end - 1 // the newline, again
 	}
 	unsorted := false
 	dst, scratch, unsorted = m.jsonCandidates(block, dst, scratch)
