@@ -177,8 +177,10 @@ func isSpace(c byte) bool {
 type pattern struct {
 	rec *patterns.Record
 	lit []byte // Match.Message, or nil
-	// re is Match.Regex, compiled when first needed: the generated pack has
-	// thousands, and most are never proposed.
+	// re, frame and next are Match.Regex, Match.Frame and Match.Next,
+	// compiled when first needed (compile): packs have thousands of
+	// records, and most are never proposed. Validate has parsed them, which
+	// is all that can fail in compiling them.
 	re     *regexp.Regexp
 	decide []decider // what decides a match of re faster, or nil (see deciders)
 	once   sync.Once
@@ -199,11 +201,13 @@ type pattern struct {
 	// other record.
 	quiet bool
 	// next is Match.Next: a line logged just after the one matched that
-	// goes on with it, or nil.
+	// goes on with it, or nil (see nextRE).
 	next *regexp.Regexp
-	// frame is Match.Frame: the pattern is confirmed on a frame line, and
-	// re (when set) then checks the traceback's exception message.
-	frame *regexp.Regexp
+	// frame is Match.Frame (see frameRE). With hasFrame set, the pattern is
+	// confirmed on a frame line, and re (when set) then checks the
+	// traceback's exception message.
+	frame    *regexp.Regexp
+	hasFrame bool
 	// needles are the record's required literals whole: every match of
 	// re holds one. The automaton proposes a line on a needle's first
 	// bytes only; a message that holds none is refused without running
@@ -216,24 +220,55 @@ type pattern struct {
 	shapeOnce sync.Once
 }
 
-// regexp returns the pattern's compiled regex. A generated regex that does
-// not compile (the pack's tests would say so) matches nothing.
-func (p *pattern) regexp() *regexp.Regexp {
+// compile compiles the pattern's expressions, once: the first line that
+// needs one of them pays for them, and the matcher is shared by every
+// input's engine. An expression that does not compile (a generated one the
+// pack's tests would fault; a record's was parsed by Validate) is nil, and
+// matches nothing.
+func (p *pattern) compile() {
 	p.once.Do(func() {
-		if p.re == nil {
-			p.re, _ = regexp.Compile(p.rec.Match.Regex)
+		m := &p.rec.Match
+		if m.Regex != "" {
+			if p.re, _ = regexp.Compile(m.Regex); p.re != nil {
+				p.decide = deciders(m.Regex)
+			}
 		}
-		if p.re != nil {
-			p.decide = deciders(p.rec.Match.Regex)
+		if p.hasFrame {
+			p.frame, _ = regexp.Compile(m.Frame)
+		}
+		if m.Next != "" {
+			p.next, _ = regexp.Compile(m.Next)
 		}
 	})
+}
+
+// regexp returns the pattern's compiled regex, or nil.
+func (p *pattern) regexp() *regexp.Regexp {
+	p.compile()
 	return p.re
+}
+
+// frameRE returns the pattern's compiled frame expression, or nil.
+func (p *pattern) frameRE() *regexp.Regexp {
+	p.compile()
+	return p.frame
+}
+
+// nextRE returns the pattern's compiled expression of the line that goes
+// on with its error, or nil.
+func (p *pattern) nextRE() *regexp.Regexp {
+	if p.rec.Match.Next == "" {
+		return nil
+	}
+	p.compile()
+	return p.next
 }
 
 // confirm reports whether the pattern matches a normalized message.
 func (p *pattern) confirm(msg []byte) bool {
-	if p.frame != nil {
-		return p.frame.Match(msg)
+	if p.hasFrame {
+		fr := p.frameRE()
+		return fr != nil && fr.Match(msg)
 	}
 	if p.lit != nil {
 		return bytes.Contains(msg, p.lit)
@@ -258,7 +293,7 @@ func (p *pattern) confirm(msg []byte) bool {
 func (p *pattern) shapeSpec(m *Matcher) *shapeSpec {
 	p.shapeOnce.Do(func() {
 		expr := p.rec.Match.Regex
-		if p.frame != nil {
+		if p.hasFrame {
 			expr = p.rec.Match.Frame
 		}
 		if p.lit != nil || expr == "" {
@@ -311,8 +346,9 @@ type Matcher struct {
 	pats []pattern
 	ac   *ahocorasick.Automaton
 	// owners maps a needle (automaton pattern id) to the patterns it
-	// proposes, or to a marker (negative).
-	owners [][]int32
+	// proposes, or to a marker (negative); needles holds the needles.
+	owners  [][]int32
+	needles [][]byte
 	// raised indexes the generated records of messages sglang raises
 	// (raise and assert) by the first four bytes of their needles: they
 	// are looked for only in the exception lines of events no
@@ -472,22 +508,9 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 		p.benign = rec.Benign()
 		p.fallback = rec.HasTag(patterns.TagFallback)
 		p.quiet = p.gen && rec.Severity < patterns.SeverityWarning
+		p.hasFrame = rec.Match.Frame != ""
 		if rec.Match.Message != "" {
 			p.lit = []byte(rec.Match.Message)
-		} else if !p.gen || rec.Match.Frame != "" {
-			// A generated record's regexp is compiled when a line first
-			// proposes it.
-			re, fr, err := rec.Compiled()
-			if err != nil {
-				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
-			}
-			p.re, p.frame = re, fr
-		}
-		if rec.Match.Next != "" {
-			var err error
-			if p.next, err = regexp.Compile(rec.Match.Next); err != nil {
-				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
-			}
 		}
 		if g := rec.Gen; g != nil && (g.Kind == "raise" || g.Kind == "assert") {
 			if m.raised == nil {
@@ -501,9 +524,14 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 			}
 			continue
 		}
-		ns, limit := []string(nil), handNeedle
+		// A user's records are windowed as generated ones are: a pack of
+		// thousands would otherwise take most of the automaton.
+		ns, limit, windowed := []string(nil), handNeedle, rec.Gen != nil || rec.User()
+		if windowed {
+			limit = genNeedle
+		}
 		if g := rec.Gen; g != nil {
-			ns, limit = g.Needles, genNeedle
+			ns = g.Needles
 		} else {
 			var err error
 			if ns, err = rec.Needles(); err != nil {
@@ -517,7 +545,7 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 			}
 		}
 		for _, n := range ns {
-			if rec.Gen == nil {
+			if !windowed {
 				// A hand-written record's needle stays the start of its
 				// literal: the shorter the stretch of a raw line a needle
 				// spans, the less an escape or a colour code can break it.
@@ -534,7 +562,7 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.ac, m.owners = ac, main.owners
+	m.ac, m.owners, m.needles = ac, main.owners, main.needles
 	return m, nil
 }
 
