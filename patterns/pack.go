@@ -421,6 +421,14 @@ func (r *Record) Validate() error {
 // in documents separated by `---`. name is used in errors and Origin; each
 // record keeps the line it starts on.
 func ParseYAML(name string, data []byte) ([]*Record, error) {
+	if recs, ok := parseYAMLFast(name, data); ok {
+		return recs, nil
+	}
+	return parseYAMLStd(name, data)
+}
+
+// parseYAMLStd is ParseYAML through the YAML parser.
+func parseYAMLStd(name string, data []byte) ([]*Record, error) {
 	// The whole file strictly in one pass; only when that fails is each
 	// record decoded on its own, to name the record and field at fault.
 	dec := yaml.NewDecoder(bytes.NewReader(data))

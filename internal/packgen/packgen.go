@@ -14,7 +14,7 @@
 package packgen
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -30,9 +30,28 @@ import (
 // Write writes a pack of n records to dir/ext, perFile records to a
 // file; the records are the same for the same seed.
 func Write(dir string, n, perFile int, seed uint64) error {
-	base, err := patterns.GeneratedRecords()
+	files, err := Files(n, perFile, seed)
 	if err != nil {
 		return err
+	}
+	for name, data := range files {
+		name = filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Files returns the pack Write writes, as file contents by slash-separated
+// name (ext/pack-0000.yaml, …), for patterns.Load of a fstest.MapFS.
+func Files(n, perFile int, seed uint64) (map[string][]byte, error) {
+	base, err := patterns.GeneratedRecords()
+	if err != nil {
+		return nil, err
 	}
 	// Messages sglang raises, with a sample line that the regexp matches.
 	var srcs []*patterns.Record
@@ -43,29 +62,22 @@ func Write(dir string, n, perFile int, seed uint64) error {
 		}
 	}
 	if len(srcs) == 0 {
-		return fmt.Errorf("no generated records to derive from")
+		return nil, fmt.Errorf("no generated records to derive from")
 	}
 	vocab := words(srcs)
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	g := &gen{rng: rng, vocab: vocab, seen: map[string]bool{}}
-	if err := os.MkdirAll(filepath.Join(dir, "ext"), 0o755); err != nil {
-		return err
-	}
-	var f *os.File
-	var w *bufio.Writer
-	closeFile := func() error {
-		if f == nil {
-			return nil
+	files := map[string][]byte{}
+	var w *bytes.Buffer
+	flush := func(k int) {
+		if w != nil {
+			files[fmt.Sprintf("ext/pack-%04d.yaml", k)] = w.Bytes()
 		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		return f.Close()
 	}
 	written := 0
 	for tries := 0; written < n; tries++ {
 		if tries > 50*n+1000 {
-			return fmt.Errorf("only %d distinct records found of %d", written, n)
+			return nil, fmt.Errorf("only %d distinct records found of %d", written, n)
 		}
 		src := srcs[rng.IntN(len(srcs))]
 		rec, ok := g.derive(src, written)
@@ -73,20 +85,15 @@ func Write(dir string, n, perFile int, seed uint64) error {
 			continue
 		}
 		if written%perFile == 0 {
-			if err := closeFile(); err != nil {
-				return err
-			}
-			name := filepath.Join(dir, "ext", fmt.Sprintf("pack-%04d.yaml", written/perFile))
-			if f, err = os.Create(name); err != nil {
-				return err
-			}
-			w = bufio.NewWriterSize(f, 1<<20)
+			flush(written/perFile - 1)
+			w = new(bytes.Buffer)
 			fmt.Fprintf(w, "# Records of a plugin's errors, written by genpack (seed %d).\n\n", seed)
 		}
 		writeRecord(w, rec)
 		written++
 	}
-	return closeFile()
+	flush((written - 1) / perFile)
+	return files, nil
 }
 
 // record is what is written of one record.
@@ -254,7 +261,7 @@ func title(s string) string {
 }
 
 // writeRecord writes one record as a block list item at the margin.
-func writeRecord(w *bufio.Writer, r *record) {
+func writeRecord(w *bytes.Buffer, r *record) {
 	fmt.Fprintf(w, "- id: %s\n", r.id)
 	fmt.Fprintf(w, "  title: %s\n", q(r.title))
 	fmt.Fprintf(w, "  severity: %s\n", r.severity)
