@@ -349,6 +349,9 @@ type Matcher struct {
 	// proposes, or to a marker (negative); needles holds the needles.
 	owners  [][]int32
 	needles [][]byte
+	// windows finds the needles past the automaton's: the windows of a
+	// user's pack of thousands of records; nil when there are none.
+	windows *windowIndex
 	// raised indexes the generated records of messages sglang raises
 	// (raise and assert) by the first four bytes of their needles: they
 	// are looked for only in the exception lines of events no
@@ -434,6 +437,10 @@ type pendingNeedle struct {
 	text  string
 	limit int
 	owner int32
+	// words says that only windows starting a word are candidates: a
+	// user's pack of thousands of records has tens of windows per literal,
+	// and counting them all would take seconds.
+	words bool
 }
 
 // rareWindows cuts each generated needle longer than its limit to the
@@ -443,10 +450,16 @@ type pendingNeedle struct {
 // explains, share. Any window of a required literal is as safe as its
 // prefix.
 func rareWindows(pend []pendingNeedle) []pendingNeedle {
-	counts := map[uint64]int32{}
+	n := 0
+	for _, p := range pend {
+		n += max(len(p.text)-p.limit+1, 0)
+	}
+	counts := make(map[uint64]int32, n/4)
 	for _, p := range pend {
 		for k := 0; len(p.text) > p.limit && k+p.limit <= len(p.text); k++ {
-			counts[windowHash(p.text[k:k+p.limit])]++
+			if p.candidate(k) {
+				counts[windowHash(p.text[k:k+p.limit])]++
+			}
 		}
 	}
 	out := make([]pendingNeedle, len(pend))
@@ -457,6 +470,9 @@ func rareWindows(pend []pendingNeedle) []pendingNeedle {
 		}
 		best, fewest := 0, counts[windowHash(p.text[:p.limit])]
 		for k := 1; k+p.limit <= len(p.text); k++ {
+			if !p.candidate(k) {
+				continue
+			}
 			if c := counts[windowHash(p.text[k:k+p.limit])]; c < fewest {
 				best, fewest = k, c
 			}
@@ -464,6 +480,11 @@ func rareWindows(pend []pendingNeedle) []pendingNeedle {
 		out[i].text = p.text[best : best+p.limit]
 	}
 	return out
+}
+
+// candidate reports whether the window at k may be the needle's.
+func (p pendingNeedle) candidate(k int) bool {
+	return !p.words || k == 0 || p.text[k-1] == ' '
 }
 
 // windowHash is FNV-1a of a needle's window.
@@ -493,6 +514,12 @@ func (n *needleSet) build() (*ahocorasick.Automaton, error) {
 // records of raised messages get an automaton of their own, built when
 // first needed.
 func Compile(pack *patterns.Pack) (*Matcher, error) {
+	return compile(pack, windowIndexMin)
+}
+
+// compile is Compile, with the windows of a user's pack indexed when they
+// are at least indexMin.
+func compile(pack *patterns.Pack, indexMin int) (*Matcher, error) {
 	m := &Matcher{pack: pack, pats: make([]pattern, len(pack.Records))}
 	var main needleSet
 	var pend []pendingNeedle
@@ -552,18 +579,51 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 				main.add(n, limit, int32(i))
 				continue
 			}
-			pend = append(pend, pendingNeedle{n, limit, int32(i)})
+			pend = append(pend, pendingNeedle{n, limit, int32(i), rec.User()})
 		}
 	}
-	for _, n := range rareWindows(pend) {
+	// A user's pack of thousands of records is looked for by its windows
+	// in an index (windowIndex) rather than in the automaton, whose states
+	// would take a second and tens of megabytes per ten thousand windows.
+	wins := rareWindows(pend)
+	var indexed []pendingNeedle
+	if n := countFunc(wins, func(n pendingNeedle) bool { return m.indexable(n) }); n >= indexMin {
+		indexed = make([]pendingNeedle, 0, n)
+	}
+	for _, n := range wins {
+		if indexed != nil && m.indexable(n) {
+			indexed = append(indexed, n)
+			continue
+		}
 		main.add(n.text, n.limit, n.owner)
 	}
-	ac, err := main.build()
+	inAutomaton := len(main.needles)
+	for _, n := range indexed {
+		main.add(n.text, n.limit, n.owner)
+	}
+	ac, err := (&needleSet{needles: main.needles[:inAutomaton]}).build()
 	if err != nil {
 		return nil, err
 	}
 	m.ac, m.owners, m.needles = ac, main.owners, main.needles
+	m.windows = newWindowIndex(main.needles, inAutomaton)
 	return m, nil
+}
+
+// indexable reports whether a record's window may be looked for in the
+// window index: a user's, of genNeedle bytes.
+func (m *Matcher) indexable(n pendingNeedle) bool {
+	return len(n.text) >= genNeedle && m.pats[n.owner].rec.User()
+}
+
+func countFunc[T any](s []T, f func(T) bool) int {
+	n := 0
+	for _, x := range s {
+		if f(x) {
+			n++
+		}
+	}
+	return n
 }
 
 // raisedCandidates calls fn for each raised message's record one of whose
@@ -689,7 +749,7 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 	if startsAtLevel(block) {
 		dst = append(dst, candidate{0, int32(markLevel)})
 	}
-	for _, h := range m.ac.FindAllOverlapping(block) {
+	for _, h := range m.find(block) {
 		start := h.Start
 		if block[start] == '\n' {
 			start++ // a needle that names the line after the newline
@@ -738,7 +798,7 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 		start := bytes.LastIndexByte(block[:off+i], '\n') + 1
 		end := off + i + lineLen(block[off+i:])
 		scratch = Normalize(scratch[:0], block[start:end])
-		for _, h := range m.ac.FindAllOverlapping(scratch) {
+		for _, h := range m.find(scratch) {
 			dst = append(dst, candidate{start, m.owners[h.PatternID][0]})
 			for _, o := range m.owners[h.PatternID][1:] {
 				dst = append(dst, candidate{start, o})
@@ -773,7 +833,7 @@ func (m *Matcher) jsonCandidates(block []byte, dst []candidate, scratch []byte) 
 			continue
 		}
 		scratch = unescapeJSON(scratch[:0], msg)
-		for _, h := range m.ac.FindAllOverlapping(scratch) {
+		for _, h := range m.find(scratch) {
 			for _, o := range m.owners[h.PatternID] {
 				dst = append(dst, candidate{start, o})
 				added = true
