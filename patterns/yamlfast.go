@@ -207,7 +207,12 @@ func (p *yparser) seq(indent int) ynode {
 
 // mapping parses a block map whose keys are at indent.
 func (p *yparser) mapping(indent int) ynode {
-	n := ynode{kind: 'm', line: p.lines[p.i].n, keys: make([]string, 0, 12), vals: make([]ynode, 0, 12)}
+	// A record has a dozen keys at most, its parts a few.
+	size := 4
+	if indent <= 2 {
+		size = 12
+	}
+	n := ynode{kind: 'm', line: p.lines[p.i].n, keys: make([]string, 0, size), vals: make([]ynode, 0, size)}
 	for p.ok && p.i < len(p.lines) && p.lines[p.i].indent == indent {
 		l := p.lines[p.i]
 		key, rest, isKey := cutKey(l.text)
