@@ -177,8 +177,10 @@ func isSpace(c byte) bool {
 type pattern struct {
 	rec *patterns.Record
 	lit []byte // Match.Message, or nil
-	// re is Match.Regex, compiled when first needed: the generated pack has
-	// thousands, and most are never proposed.
+	// re, frame and next are Match.Regex, Match.Frame and Match.Next,
+	// compiled when first needed (compile): packs have thousands of
+	// records, and most are never proposed. Validate has parsed them, which
+	// is all that can fail in compiling them.
 	re     *regexp.Regexp
 	decide []decider // what decides a match of re faster, or nil (see deciders)
 	once   sync.Once
@@ -199,11 +201,13 @@ type pattern struct {
 	// other record.
 	quiet bool
 	// next is Match.Next: a line logged just after the one matched that
-	// goes on with it, or nil.
+	// goes on with it, or nil (see nextRE).
 	next *regexp.Regexp
-	// frame is Match.Frame: the pattern is confirmed on a frame line, and
-	// re (when set) then checks the traceback's exception message.
-	frame *regexp.Regexp
+	// frame is Match.Frame (see frameRE). With hasFrame set, the pattern is
+	// confirmed on a frame line, and re (when set) then checks the
+	// traceback's exception message.
+	frame    *regexp.Regexp
+	hasFrame bool
 	// needles are the record's required literals whole: every match of
 	// re holds one. The automaton proposes a line on a needle's first
 	// bytes only; a message that holds none is refused without running
@@ -216,24 +220,55 @@ type pattern struct {
 	shapeOnce sync.Once
 }
 
-// regexp returns the pattern's compiled regex. A generated regex that does
-// not compile (the pack's tests would say so) matches nothing.
-func (p *pattern) regexp() *regexp.Regexp {
+// compile compiles the pattern's expressions, once: the first line that
+// needs one of them pays for them, and the matcher is shared by every
+// input's engine. An expression that does not compile (a generated one the
+// pack's tests would fault; a record's was parsed by Validate) is nil, and
+// matches nothing.
+func (p *pattern) compile() {
 	p.once.Do(func() {
-		if p.re == nil {
-			p.re, _ = regexp.Compile(p.rec.Match.Regex)
+		m := &p.rec.Match
+		if m.Regex != "" {
+			if p.re, _ = regexp.Compile(m.Regex); p.re != nil {
+				p.decide = deciders(m.Regex)
+			}
 		}
-		if p.re != nil {
-			p.decide = deciders(p.rec.Match.Regex)
+		if p.hasFrame {
+			p.frame, _ = regexp.Compile(m.Frame)
+		}
+		if m.Next != "" {
+			p.next, _ = regexp.Compile(m.Next)
 		}
 	})
+}
+
+// regexp returns the pattern's compiled regex, or nil.
+func (p *pattern) regexp() *regexp.Regexp {
+	p.compile()
 	return p.re
+}
+
+// frameRE returns the pattern's compiled frame expression, or nil.
+func (p *pattern) frameRE() *regexp.Regexp {
+	p.compile()
+	return p.frame
+}
+
+// nextRE returns the pattern's compiled expression of the line that goes
+// on with its error, or nil.
+func (p *pattern) nextRE() *regexp.Regexp {
+	if p.rec.Match.Next == "" {
+		return nil
+	}
+	p.compile()
+	return p.next
 }
 
 // confirm reports whether the pattern matches a normalized message.
 func (p *pattern) confirm(msg []byte) bool {
-	if p.frame != nil {
-		return p.frame.Match(msg)
+	if p.hasFrame {
+		fr := p.frameRE()
+		return fr != nil && fr.Match(msg)
 	}
 	if p.lit != nil {
 		return bytes.Contains(msg, p.lit)
@@ -258,7 +293,7 @@ func (p *pattern) confirm(msg []byte) bool {
 func (p *pattern) shapeSpec(m *Matcher) *shapeSpec {
 	p.shapeOnce.Do(func() {
 		expr := p.rec.Match.Regex
-		if p.frame != nil {
+		if p.hasFrame {
 			expr = p.rec.Match.Frame
 		}
 		if p.lit != nil || expr == "" {
@@ -311,8 +346,12 @@ type Matcher struct {
 	pats []pattern
 	ac   *ahocorasick.Automaton
 	// owners maps a needle (automaton pattern id) to the patterns it
-	// proposes, or to a marker (negative).
-	owners [][]int32
+	// proposes, or to a marker (negative); needles holds the needles.
+	owners  [][]int32
+	needles [][]byte
+	// windows finds the needles past the automaton's: the windows of a
+	// user's pack of thousands of records; nil when there are none.
+	windows *windowIndex
 	// raised indexes the generated records of messages sglang raises
 	// (raise and assert) by the first four bytes of their needles: they
 	// are looked for only in the exception lines of events no
@@ -398,6 +437,10 @@ type pendingNeedle struct {
 	text  string
 	limit int
 	owner int32
+	// words says that only windows starting a word are candidates: a
+	// user's pack of thousands of records has tens of windows per literal,
+	// and counting them all would take seconds.
+	words bool
 }
 
 // rareWindows cuts each generated needle longer than its limit to the
@@ -407,10 +450,16 @@ type pendingNeedle struct {
 // explains, share. Any window of a required literal is as safe as its
 // prefix.
 func rareWindows(pend []pendingNeedle) []pendingNeedle {
-	counts := map[uint64]int32{}
+	n := 0
+	for _, p := range pend {
+		n += max(len(p.text)-p.limit+1, 0)
+	}
+	counts := make(map[uint64]int32, n/4)
 	for _, p := range pend {
 		for k := 0; len(p.text) > p.limit && k+p.limit <= len(p.text); k++ {
-			counts[windowHash(p.text[k:k+p.limit])]++
+			if p.candidate(k) {
+				counts[windowHash(p.text[k:k+p.limit])]++
+			}
 		}
 	}
 	out := make([]pendingNeedle, len(pend))
@@ -421,6 +470,9 @@ func rareWindows(pend []pendingNeedle) []pendingNeedle {
 		}
 		best, fewest := 0, counts[windowHash(p.text[:p.limit])]
 		for k := 1; k+p.limit <= len(p.text); k++ {
+			if !p.candidate(k) {
+				continue
+			}
 			if c := counts[windowHash(p.text[k:k+p.limit])]; c < fewest {
 				best, fewest = k, c
 			}
@@ -428,6 +480,11 @@ func rareWindows(pend []pendingNeedle) []pendingNeedle {
 		out[i].text = p.text[best : best+p.limit]
 	}
 	return out
+}
+
+// candidate reports whether the window at k may be the needle's.
+func (p pendingNeedle) candidate(k int) bool {
+	return !p.words || k == 0 || p.text[k-1] == ' '
 }
 
 // windowHash is FNV-1a of a needle's window.
@@ -457,6 +514,12 @@ func (n *needleSet) build() (*ahocorasick.Automaton, error) {
 // records of raised messages get an automaton of their own, built when
 // first needed.
 func Compile(pack *patterns.Pack) (*Matcher, error) {
+	return compile(pack, windowIndexMin)
+}
+
+// compile is Compile, with the windows of a user's pack indexed when they
+// are at least indexMin.
+func compile(pack *patterns.Pack, indexMin int) (*Matcher, error) {
 	m := &Matcher{pack: pack, pats: make([]pattern, len(pack.Records))}
 	var main needleSet
 	var pend []pendingNeedle
@@ -472,22 +535,9 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 		p.benign = rec.Benign()
 		p.fallback = rec.HasTag(patterns.TagFallback)
 		p.quiet = p.gen && rec.Severity < patterns.SeverityWarning
+		p.hasFrame = rec.Match.Frame != ""
 		if rec.Match.Message != "" {
 			p.lit = []byte(rec.Match.Message)
-		} else if !p.gen || rec.Match.Frame != "" {
-			// A generated record's regexp is compiled when a line first
-			// proposes it.
-			re, fr, err := rec.Compiled()
-			if err != nil {
-				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
-			}
-			p.re, p.frame = re, fr
-		}
-		if rec.Match.Next != "" {
-			var err error
-			if p.next, err = regexp.Compile(rec.Match.Next); err != nil {
-				return nil, fmt.Errorf("compile %s: %w", rec.ID, err)
-			}
 		}
 		if g := rec.Gen; g != nil && (g.Kind == "raise" || g.Kind == "assert") {
 			if m.raised == nil {
@@ -501,9 +551,14 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 			}
 			continue
 		}
-		ns, limit := []string(nil), handNeedle
+		// A user's records are windowed as generated ones are: a pack of
+		// thousands would otherwise take most of the automaton.
+		ns, limit, windowed := []string(nil), handNeedle, rec.Gen != nil || rec.User()
+		if windowed {
+			limit = genNeedle
+		}
 		if g := rec.Gen; g != nil {
-			ns, limit = g.Needles, genNeedle
+			ns = g.Needles
 		} else {
 			var err error
 			if ns, err = rec.Needles(); err != nil {
@@ -517,25 +572,58 @@ func Compile(pack *patterns.Pack) (*Matcher, error) {
 			}
 		}
 		for _, n := range ns {
-			if rec.Gen == nil {
+			if !windowed {
 				// A hand-written record's needle stays the start of its
 				// literal: the shorter the stretch of a raw line a needle
 				// spans, the less an escape or a colour code can break it.
 				main.add(n, limit, int32(i))
 				continue
 			}
-			pend = append(pend, pendingNeedle{n, limit, int32(i)})
+			pend = append(pend, pendingNeedle{n, limit, int32(i), rec.User()})
 		}
 	}
-	for _, n := range rareWindows(pend) {
+	// A user's pack of thousands of records is looked for by its windows
+	// in an index (windowIndex) rather than in the automaton, whose states
+	// would take a second and tens of megabytes per ten thousand windows.
+	wins := rareWindows(pend)
+	var indexed []pendingNeedle
+	if n := countFunc(wins, func(n pendingNeedle) bool { return m.indexable(n) }); n >= indexMin {
+		indexed = make([]pendingNeedle, 0, n)
+	}
+	for _, n := range wins {
+		if indexed != nil && m.indexable(n) {
+			indexed = append(indexed, n)
+			continue
+		}
 		main.add(n.text, n.limit, n.owner)
 	}
-	ac, err := main.build()
+	inAutomaton := len(main.needles)
+	for _, n := range indexed {
+		main.add(n.text, n.limit, n.owner)
+	}
+	ac, err := (&needleSet{needles: main.needles[:inAutomaton]}).build()
 	if err != nil {
 		return nil, err
 	}
-	m.ac, m.owners = ac, main.owners
+	m.ac, m.owners, m.needles = ac, main.owners, main.needles
+	m.windows = newWindowIndex(main.needles, inAutomaton)
 	return m, nil
+}
+
+// indexable reports whether a record's window may be looked for in the
+// window index: a user's, of genNeedle bytes.
+func (m *Matcher) indexable(n pendingNeedle) bool {
+	return len(n.text) >= genNeedle && m.pats[n.owner].rec.User()
+}
+
+func countFunc[T any](s []T, f func(T) bool) int {
+	n := 0
+	for _, x := range s {
+		if f(x) {
+			n++
+		}
+	}
+	return n
 }
 
 // raisedCandidates calls fn for each raised message's record one of whose
@@ -678,7 +766,7 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 				end = off + searchPiece + i + 1
 			}
 		}
-		for _, h := range m.ac.FindAllOverlapping(block[off:end]) {
+		for _, h := range m.find(block[off:end]) {
 			start := off + h.Start
 			if block[start] == '\n' {
 				start++ // a needle that names the line after the newline
@@ -732,7 +820,7 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 		start := bytes.LastIndexByte(block[:off+i], '\n') + 1
 		end := off + i + lineLen(block[off+i:])
 		scratch = Normalize(scratch[:0], block[start:end])
-		for _, h := range m.ac.FindAllOverlapping(scratch) {
+		for _, h := range m.find(scratch) {
 			dst = append(dst, candidate{start, m.owners[h.PatternID][0]})
 			for _, o := range m.owners[h.PatternID][1:] {
 				dst = append(dst, candidate{start, o})
@@ -767,7 +855,7 @@ func (m *Matcher) jsonCandidates(block []byte, dst []candidate, scratch []byte) 
 			continue
 		}
 		scratch = unescapeJSON(scratch[:0], msg)
-		for _, h := range m.ac.FindAllOverlapping(scratch) {
+		for _, h := range m.find(scratch) {
 			for _, o := range m.owners[h.PatternID] {
 				dst = append(dst, candidate{start, o})
 				added = true

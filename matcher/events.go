@@ -285,7 +285,7 @@ func (e *Engine) closeQuiet() {
 // are records known by a traceback frame, whose line is a path, not a
 // message a terminal wraps.
 func (e *Engine) fail(o int32) {
-	if p := &e.m.pats[o]; !p.gen && p.frame == nil {
+	if p := &e.m.pats[o]; !p.gen && !p.hasFrame {
 		e.failed = append(e.failed, o)
 	}
 }
@@ -579,7 +579,7 @@ const maxNextLines = 3
 // such a line at all.
 func (e *Engine) goesOn(ev *event, msg []byte) bool {
 	for _, h := range ev.hits {
-		if p := &e.m.pats[h.pat]; p.next != nil && (msg == nil || p.next.Match(msg)) {
+		if p := &e.m.pats[h.pat]; p.nextRE() != nil && (msg == nil || p.next.Match(msg)) {
 			return true
 		}
 	}
@@ -1124,7 +1124,7 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 	}
 	ev.lines++
 	for _, o := range owners {
-		if o >= 0 && e.m.pats[o].benign && e.m.pats[o].frame != nil && e.confirm(o, view) &&
+		if o >= 0 && e.m.pats[o].benign && e.m.pats[o].hasFrame && e.confirm(o, view) &&
 			!slices.Contains(ev.benignFrames, o) {
 			// Raised where a harmless exception is: the traceback is no
 			// finding if its exception is that one.
@@ -1243,7 +1243,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		}
 	}
 	inGroup := func(h *hit) bool {
-		if p := &e.m.pats[h.pat]; p.frame != nil && frameException(p, excs) == nil && (len(excs) > 0 || p.rec.Match.Regex != "") {
+		if p := &e.m.pats[h.pat]; p.hasFrame && frameException(p, excs) == nil && (len(excs) > 0 || p.rec.Match.Regex != "") {
 			// Raised there, but not this exception; or a traceback cut
 			// before its exception, where the record needs the message
 			// to tell its error from the others raised there.
@@ -1278,7 +1278,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 			}
 		}
 	}
-	if best != nil && e.m.pats[best.pat].frame != nil {
+	if best != nil && e.m.pats[best.pat].hasFrame {
 		// Found by where it is raised: the exception is the key line.
 		p := &e.m.pats[best.pat]
 		o.Record, o.ID = p.rec, p.rec.ID

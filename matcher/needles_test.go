@@ -6,13 +6,15 @@ import (
 )
 
 // A generated needle is cut to the window its fellows share least, a
-// substring of it; a needle within its limit stays whole.
+// substring of it; a needle within its limit stays whole; a user's needle
+// is cut at the start of a word.
 func TestRareWindows(t *testing.T) {
 	pend := []pendingNeedle{
-		{"Failed to get prefill parallel info", 12, 1},
-		{"Failed to get world size in", 12, 2},
-		{"Failed to get gpu memory capacity", 12, 3},
-		{"short one", 12, 4},
+		{"Failed to get prefill parallel info", 12, 1, false},
+		{"Failed to get world size in", 12, 2, false},
+		{"Failed to get gpu memory capacity", 12, 3, false},
+		{"short one", 12, 4, false},
+		{"Failed to get the widget rack", 12, 5, true},
 	}
 	got := rareWindows(pend)
 	for i, p := range got {
@@ -24,6 +26,9 @@ func TestRareWindows(t *testing.T) {
 		}
 		if len(p.text) != 12 || !strings.Contains(pend[i].text, p.text) || p.owner != pend[i].owner {
 			t.Errorf("%q: window %q of owner %d", pend[i].text, p.text, p.owner)
+		}
+		if at := strings.Index(pend[i].text, p.text); p.words && at > 0 && pend[i].text[at-1] != ' ' {
+			t.Errorf("%q: window %q does not start a word", pend[i].text, p.text)
 		}
 		if strings.HasPrefix(p.text, "Failed to ge") {
 			t.Errorf("%q: proposed on %q, which every needle here shares", pend[i].text, p.text)

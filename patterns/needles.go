@@ -23,17 +23,27 @@ func (r *Record) Needles() ([]string, error) {
 	if r.Match.Message != "" {
 		return []string{r.Match.Message}, nil
 	}
-	if c := r.compiled; c != nil && c.of == r.Match && c.needles != nil {
+	if c := r.needles; c != nil && c.of == r.Match {
 		return c.needles, nil
 	}
-	src := r.Match.Regex
-	if r.Match.Frame != "" {
-		src = r.Match.Frame // the frame line is the one proposed
-	}
-	re, err := syntax.Parse(src, syntax.Perl)
+	re, err := syntax.Parse(r.needleSource(), syntax.Perl)
 	if err != nil {
 		return nil, err
 	}
+	return needlesOf(re)
+}
+
+// needleSource is the expression a record's needles come from: its frame
+// when it has one (the frame line is the one proposed), else its regex.
+func (r *Record) needleSource() string {
+	if r.Match.Frame != "" {
+		return r.Match.Frame
+	}
+	return r.Match.Regex
+}
+
+// needlesOf returns the needles of a parsed expression, as Needles does.
+func needlesOf(re *syntax.Regexp) ([]string, error) {
 	set, ok := required(re.Simplify())
 	if !ok || minLen(set) < MinNeedle {
 		return nil, fmt.Errorf("%w: every match must contain a literal of at least %d bytes", ErrNoNeedle, MinNeedle)

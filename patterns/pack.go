@@ -2,7 +2,6 @@ package patterns
 
 import (
 	"bytes"
-	"cmp"
 	_ "embed"
 	"encoding/gob"
 	"errors"
@@ -110,7 +109,7 @@ func LoadSources(fsys fs.FS) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadFiles(fsys, "patterns", names)
+	return loadFiles(fsys, "patterns", names, false)
 }
 
 // EncodeCurated writes the hand-written records as Curated reads them.
@@ -147,11 +146,12 @@ func Load(fsys fs.FS, prefix string) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadFiles(fsys, prefix, names)
+	return loadFiles(fsys, prefix, names, true)
 }
 
-// loadFiles reads the named pattern files of fsys.
-func loadFiles(fsys fs.FS, prefix string, names []string) (*Pack, error) {
+// loadFiles reads the named pattern files of fsys; user says they are a
+// user's pack rather than the package's own sources.
+func loadFiles(fsys fs.FS, prefix string, names []string, user bool) (*Pack, error) {
 	// Files are parsed in parallel, and their records kept in file order.
 	parsed := make([][]*Record, len(names))
 	errs := make([]error, len(names))
@@ -172,6 +172,7 @@ func loadFiles(fsys fs.FS, prefix string, names []string) (*Pack, error) {
 		recs = append(recs, parsed[i]...)
 	}
 	for _, r := range recs {
+		r.user = user
 		if r.Gen != nil && r.Where != nil && path.Ext(r.Origin) == ".tsv" {
 			continue // made by the builder, which checks each record it writes
 		}
@@ -386,30 +387,33 @@ func (r *Record) Validate() error {
 	if r.Match.Message != "" && len(r.Match.Message) < MinNeedle {
 		return fail("match.message", fmt.Errorf("%q is shorter than %d bytes", r.Match.Message, MinNeedle))
 	}
-	c := &compiledMatch{of: r.Match}
-	var err error
-	if r.Match.Frame != "" {
-		if c.frame, err = regexp.Compile(r.Match.Frame); err != nil {
-			return fail("match.frame", err)
+	// Each expression is parsed, which is all that can fail in compiling
+	// it; the matcher compiles it when a line first proposes the record.
+	var trees [3]*syntax.Regexp
+	for i, e := range []struct{ field, expr string }{
+		{"match.frame", r.Match.Frame}, {"match.next", r.Match.Next}, {"match.regex", r.Match.Regex},
+	} {
+		if e.expr == "" {
+			continue
+		}
+		t, err := syntax.Parse(e.expr, syntax.Perl)
+		if err != nil {
+			return fail(e.field, err)
+		}
+		trees[i] = t
+	}
+	c := &checkedMatch{of: r.Match}
+	if r.Match.Message == "" {
+		field, tree := "match.regex", trees[2]
+		if r.Match.Frame != "" {
+			field, tree = "match.frame", trees[0]
+		}
+		var err error
+		if c.needles, err = needlesOf(tree); err != nil {
+			return fail(field, err)
 		}
 	}
-	if r.Match.Next != "" {
-		if _, err := regexp.Compile(r.Match.Next); err != nil {
-			return fail("match.next", err)
-		}
-	}
-	if r.Match.Regex != "" || r.Match.Frame != "" {
-		if c.re, err = regexp.Compile(r.Match.Regex); err != nil {
-			return fail("match.regex", err)
-		}
-		if r.Match.Regex == "" {
-			c.re = nil // a frame record's empty regex matches any message
-		}
-		if c.needles, err = r.Needles(); err != nil {
-			return fail(cmp.Or(map[bool]string{true: "match.frame"}[r.Match.Frame != ""], "match.regex"), err)
-		}
-	}
-	r.compiled = c
+	r.needles = c
 	return nil
 }
 
@@ -417,6 +421,14 @@ func (r *Record) Validate() error {
 // in documents separated by `---`. name is used in errors and Origin; each
 // record keeps the line it starts on.
 func ParseYAML(name string, data []byte) ([]*Record, error) {
+	if recs, ok := parseYAMLFast(name, data); ok {
+		return recs, nil
+	}
+	return parseYAMLStd(name, data)
+}
+
+// parseYAMLStd is ParseYAML through the YAML parser.
+func parseYAMLStd(name string, data []byte) ([]*Record, error) {
 	// The whole file strictly in one pass; only when that fails is each
 	// record decoded on its own, to name the record and field at fault.
 	dec := yaml.NewDecoder(bytes.NewReader(data))

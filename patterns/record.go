@@ -129,27 +129,29 @@ type Record struct {
 	// generated from source, and rank and read as the built-in ones.
 	Gen *Generated `yaml:"generated,omitempty" json:"generated,omitempty"`
 
-	// compiled is what Validate worked out from Match, kept so that the
-	// matcher does not parse and compile the same expressions again.
-	compiled *compiledMatch
+	// needles are the prefilter literals Validate worked out from Match,
+	// kept so that the matcher does not parse the same expressions again.
+	needles *checkedMatch
+	// user is set for a record loaded from a user's pack (Load, LoadDir),
+	// not built in.
+	user bool
 }
 
-// compiledMatch is a record's match compiled: the expressions, and the
-// prefilter needles, of the Match it was worked out from.
-type compiledMatch struct {
+// checkedMatch is what Validate worked out from a Match: its prefilter
+// needles. The expressions themselves are compiled only by those who run
+// them, the matcher when a line first proposes the record.
+type checkedMatch struct {
 	of      Match
-	re      *regexp.Regexp
-	frame   *regexp.Regexp
 	needles []string
 }
 
+// User reports whether the record was loaded from a user's pack (Load,
+// LoadDir) rather than built into the binary.
+func (r *Record) User() bool { return r.user }
+
 // Compiled returns the record's regex and frame expressions compiled (nil
-// for those it does not have), compiling them unless Validate already did
-// for the same Match.
+// for those it does not have).
 func (r *Record) Compiled() (re, frame *regexp.Regexp, err error) {
-	if c := r.compiled; c != nil && c.of == r.Match {
-		return c.re, c.frame, nil
-	}
 	if r.Match.Regex != "" {
 		if re, err = regexp.Compile(r.Match.Regex); err != nil {
 			return nil, nil, err

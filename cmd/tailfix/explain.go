@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tailfix/tailfix/diagnose"
-	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 )
 
@@ -44,7 +43,7 @@ func (c *explainCmd) Run(e *env) error {
 	if r := patterns.LookupLibrary(strings.TrimSpace(text)); r != nil {
 		return p.Record(r) // a library's error, by id
 	}
-	m, err := matcher.Compile(pack)
+	m, err := compileMatcher(pack)
 	if err != nil {
 		return err
 	}

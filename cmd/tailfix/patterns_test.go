@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/sys/unix"
 
+	"github.com/tailfix/tailfix/matcher"
 	"github.com/tailfix/tailfix/patterns"
 )
 
@@ -132,5 +135,54 @@ func TestPatternsListFitsTerminal(t *testing.T) {
 				t.Errorf("no title clipped with … at width %d:\n%s", tt.width, out)
 			}
 		})
+	}
+}
+
+// Commands that show records (patterns list, explain ID) load a user's
+// pack without building the automaton; a scan of the same pack builds it
+// once.
+func TestRecordCommandsBuildNoAutomaton(t *testing.T) {
+	dir := t.TempDir()
+	pack := `- id: acme/widget-missing
+  title: A widget is missing
+  severity: error
+  match: {exception: ValueError, regex: 'widget (?P<n>\d+) is missing from the rack'}
+  tests: {match: ["ValueError: widget 12 is missing from the rack"]}
+`
+	if err := os.WriteFile(filepath.Join(dir, "acme.yaml"), []byte(pack), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "x.log")
+	if err := os.WriteFile(log, []byte("ValueError: widget 12 is missing from the rack\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	built := 0
+	defer func(c func(*patterns.Pack) (*matcher.Matcher, error)) { compileMatcher = c }(compileMatcher)
+	compileMatcher = func(p *patterns.Pack) (*matcher.Matcher, error) {
+		built++
+		return matcher.Compile(p)
+	}
+	for _, c := range []struct {
+		args  []string
+		code  int
+		built int
+	}{
+		{[]string{"patterns", "list", "--patterns", dir}, exitOK, 0},
+		{[]string{"patterns", "list", "--hand-written", "--patterns", dir}, exitOK, 0},
+		{[]string{"explain", "--patterns", dir, "acme/widget-missing"}, exitOK, 0},
+		{[]string{"explain", "--patterns", dir, "torch/cuda-oom"}, exitOK, 0},
+		{[]string{"scan", "--patterns", dir, log}, exitFound, 1},
+	} {
+		built = 0
+		var stdout, stderr strings.Builder
+		if code := run(c.args, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" }); code != c.code {
+			t.Fatalf("%v: exit %d, want %d\n%s", c.args, code, c.code, stderr.String())
+		}
+		if built != c.built {
+			t.Errorf("%v built the automaton %d times, want %d", c.args, built, c.built)
+		}
+		if !strings.Contains(stdout.String(), "acme/widget-missing") && c.args[0] != "explain" {
+			t.Errorf("%v: the user's record is not in\n%s", c.args, stdout.String())
+		}
 	}
 }

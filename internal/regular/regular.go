@@ -5,6 +5,7 @@
 package regular
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -64,10 +65,13 @@ func readOpen(name string, f fs.File, limit int64) ([]byte, error) {
 	if err := check(name, st, limit); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	// Read into a buffer of the file's size: a pack of a hundred
+	// megabytes is not copied as it grows.
+	buf := bytes.NewBuffer(make([]byte, 0, min(st.Size(), limit)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, tooLarge(name, limit)
 	}
