@@ -35,6 +35,10 @@ const (
 	// not applicable to any other out-of-memory: a step that names it is
 	// left out then.
 	tpForWeights = "tp_for_weights"
+	// onceLoaded stands for nothing: a step that names it ("{once_loaded}Cut
+	// the activation peak …") is about a server whose weights are loaded,
+	// and is left out when an allocation failed while they were loading.
+	onceLoaded = "once_loaded"
 )
 
 // Captures an allocator's out-of-memory message gives, by name.
@@ -97,6 +101,12 @@ func (w *workedValues) Lookup(name string) (any, bool) {
 			return nil, false
 		}
 		work = w.tpForWeights
+	case onceLoaded:
+		if w.loadingWeights() {
+			w.refuse(name)
+			return nil, false
+		}
+		return "", true
 	case parallelNow:
 		work = w.parallelNow
 	case parallelForHeads:

@@ -291,3 +291,32 @@ func TestOSPackage(t *testing.T) {
 		}
 	}
 }
+
+// A step about a server whose weights are loaded is left out of the fix of
+// an allocation that failed while they were loading, and kept otherwise.
+func TestOnceLoadedSteps(t *testing.T) {
+	rec := &patterns.Record{ID: "t/oom", Title: "t", Severity: patterns.SeverityError,
+		Fix: patterns.Fix{Steps: []string{"Check nvidia-smi", "{once_loaded}Cut the activation peak"}}}
+	tests := []struct {
+		name string
+		cfg  mapConfig
+		want int
+	}{
+		{"while loading", mapConfig{matcher.MemBeforeWeights: 78.5}, 1},
+		{"after loading", mapConfig{matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 47.4}, 2},
+		{"no start-up lines", nil, 2},
+	}
+	for _, tt := range tests {
+		f := &diagnose.Finding{Record: rec, Line: 9}
+		if tt.cfg != nil {
+			f.Config = tt.cfg
+		}
+		r := For(f)
+		if len(r.Steps) != tt.want {
+			t.Errorf("%s: steps %q, want %d", tt.name, r.Steps, tt.want)
+		}
+		if len(r.Steps) == 2 && r.Steps[1] != "Cut the activation peak" {
+			t.Errorf("%s: step rendered %q", tt.name, r.Steps[1])
+		}
+	}
+}
