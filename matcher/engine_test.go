@@ -604,3 +604,60 @@ func TestCutTracebackAndFrameRecords(t *testing.T) {
 		})
 	}
 }
+
+// A record known by a frame, when every frame of a deep traceback names it,
+// holds one of the event's hits, not all of them: the exception line's own
+// record is still found.
+func TestFrameRecordLeavesRoomForTheException(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/any-frame
+  title: any frame
+  severity: error
+  match: {exception: TypeError, frame: 'app/[\w/]+\.py", line \d+, in \w+', regex: 'got an unexpected keyword argument'}
+  tests: {match: ['  File "/x/app/a.py", line 1, in f']}
+- id: t/config
+  title: config
+  severity: fatal
+  match: {exception: AttributeError, regex: '''\w+Config'' object has no attribute '''}
+  tests: {match: ["AttributeError: 'LlamaConfig' object has no attribute 'rope_theta'"]}
+`)
+	var b strings.Builder
+	b.WriteString("Traceback (most recent call last):\n")
+	for i := range 2 * maxEventHits {
+		fmt.Fprintf(&b, "  File \"/x/app/m%d.py\", line %d, in f%d\n    g%d()\n", i, i+1, i, i)
+	}
+	b.WriteString("AttributeError: 'LlamaConfig' object has no attribute 'rope_theta'\n")
+	got := occurrences(t, m, b.String(), 0)
+	if len(got) != 1 || got[0].ID != "t/config" {
+		t.Errorf("got %s, want t/config", brief(got))
+	}
+}
+
+// Of two fallbacks of one traceback, the one known by the exception's
+// message says more than the one known by any frame of the traceback.
+func TestFallbackByMessageBeforeFallbackByFrame(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/any-call
+  title: any call
+  severity: error
+  match: {exception: TypeError, frame: 'app/[\w/]+\.py", line \d+, in \w+', regex: 'missing \d+ required positional argument'}
+  tags: [fallback]
+  tests: {match: ['  File "/x/app/a.py", line 1, in f']}
+- id: t/kernel-call
+  title: kernel call
+  severity: fatal
+  match: {exception: TypeError, regex: 'rms_norm\(\) missing \d+ required positional argument'}
+  tags: [fallback]
+  tests: {match: ["TypeError: rms_norm() missing 2 required positional arguments: 'weight' and 'eps'"]}
+`)
+	tb := "Traceback (most recent call last):\n  File \"/x/app/norm.py\", line 9, in forward\n    rms_norm(x)\n" +
+		"TypeError: rms_norm() missing 2 required positional arguments: 'weight' and 'eps'\n"
+	if got := occurrences(t, m, tb, 0); len(got) != 1 || got[0].ID != "t/kernel-call" {
+		t.Errorf("kernel's own call: got %s, want t/kernel-call", brief(got))
+	}
+	other := "Traceback (most recent call last):\n  File \"/x/app/norm.py\", line 9, in forward\n    load(x)\n" +
+		"TypeError: load() missing 1 required positional argument: 'path'\n"
+	if got := occurrences(t, m, other, 0); len(got) != 1 || got[0].ID != "t/any-call" {
+		t.Errorf("another call: got %s, want t/any-call", brief(got))
+	}
+}

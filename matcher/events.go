@@ -1142,9 +1142,21 @@ func (e *Engine) absorb(ev *event, view []byte, owners []int32) {
 }
 
 func (e *Engine) addHit(ev *event, pat int32, msg []byte) {
-	if len(ev.hits) < maxEventHits {
-		ev.hits = append(ev.hits, hit{line: e.line, pat: pat, msg: keep(msg)})
+	if len(ev.hits) >= maxEventHits {
+		return
 	}
+	if e.m.pats[pat].frame != nil {
+		// A record known by a frame of the traceback needs one: a record
+		// that names any frame of sglang's code would otherwise fill the
+		// event's hits with a deep traceback's frames, and leave no room
+		// for the exception line's own record.
+		for _, h := range ev.hits {
+			if h.pat == pat {
+				return
+			}
+		}
+	}
+	ev.hits = append(ev.hits, hit{line: e.line, pat: pat, msg: keep(msg)})
 }
 
 func (e *Engine) addExc(ev *event, msg []byte) {
@@ -1460,7 +1472,8 @@ func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 	// rank orders records: hand-written before generated; a cause before
 	// a symptom, which only passes an error on, and a symptom before a
 	// wrapper, which only carries one; of two otherwise alike, the
-	// specific one before a generic fallback.
+	// specific one before a generic fallback, and a fallback known by
+	// its message before one known by any frame of the traceback.
 	rank := func(h *hit) int {
 		p := &e.m.pats[h.pat]
 		r := 0
@@ -1473,9 +1486,12 @@ func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 		case patterns.RoleWrapper:
 			r += 2
 		}
-		r *= 2
+		r *= 3
 		if p.fallback {
 			r++
+			if p.frame != nil {
+				r++
+			}
 		}
 		return r
 	}
