@@ -209,12 +209,12 @@ func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scrat
 		// log pasted into a list item or a notebook's output.
 		return h.proposeMargin(rest)
 	}
-	if n := severityStampLen(rest); n > 0 && !l.Record {
+	if _, body, ok := cutSeverityStamp(rest); ok && !l.Record {
 		// A log console's export without labels puts its severity and
 		// time before every line, whatever the line is: a source line or
 		// a frame of a traceback cut at the export's start as much as
 		// its head.
-		return h.start(rest[:n])
+		return h.start(rest[:len(rest)-len(body)])
 	}
 	n := contentStart(rest)
 	if n < 0 {

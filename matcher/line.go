@@ -168,48 +168,33 @@ var cloudSeverities = []string{"DEFAULT", "DEBUG", "INFO", "NOTICE", "WARNING", 
 // INFO), not the line's, and sglang logs everything to stderr. The
 // timestamp is returned for a line with no time of its own.
 func cutCloudSeverity(line []byte) (stamp, rest []byte, ok bool) {
-	sp := bytes.IndexByte(line, ' ')
-	if sp < 4 || sp > len("EMERGENCY") {
-		return nil, line, false
-	}
-	known := false
-	for _, s := range cloudSeverities {
-		if string(line[:sp]) == s {
-			known = true
-			break
-		}
-	}
-	if !known {
-		return nil, line, false
-	}
-	after := line[sp+1:]
-	t := trimPlatformStamp(after)
-	if len(t) == len(after) || len(t) < 2 || t[0] != '{' {
+	stamp, t, ok := cutSeverityStamp(line)
+	if !ok || len(t) < 2 || t[0] != '{' {
 		return nil, line, false
 	}
 	end := bytes.IndexByte(t, '}')
 	if end < 0 || end+1 >= len(t) || t[end+1] != ' ' {
 		return nil, line, false
 	}
-	return after[:len(after)-len(t)-1], t[end+2:], true
+	return stamp, t[end+2:], true
 }
 
-// severityStampLen returns the length of a log console's prefix of a
-// severity word and an RFC 3339 time, with the blank after it ("ERROR
-// 2025-04-07T19:13:52.317Z "), or 0. An export that leaves out each
-// entry's labels writes it before every line. ParseLine keeps such a line's
-// words, for another program may print its own level that way; a stream
-// whose every line carries it is learnt as a header (see headerLearner).
-func severityStampLen(line []byte) int {
-	sev, after, ok := bytes.Cut(line, []byte(" "))
-	if !ok || !slices.Contains(cloudSeverities, string(sev)) {
-		return 0
+// cutSeverityStamp takes a log console's prefix of a severity word and an
+// RFC 3339 time off a line ("ERROR 2025-04-07T19:13:52.317Z "), and returns
+// the time and the rest. An export that leaves out each entry's labels
+// writes it before every line. ParseLine keeps such a line's words, for
+// another program may print its own level that way; a stream whose every
+// line carries it is learnt as a header (see headerLearner).
+func cutSeverityStamp(line []byte) (stamp, rest []byte, ok bool) {
+	sev, after, found := bytes.Cut(line, []byte(" "))
+	if !found || !slices.Contains(cloudSeverities, string(sev)) {
+		return nil, line, false
 	}
-	rest := trimStamp(after)
+	rest = trimPlatformStamp(after)
 	if len(rest) == len(after) {
-		return 0
+		return nil, line, false
 	}
-	return len(line) - len(rest)
+	return bytes.TrimRight(after[:len(after)-len(rest)], " \t"), rest, true
 }
 
 // trimPlatformStamp drops an RFC 3339 timestamp that a platform put before

@@ -103,9 +103,7 @@ func newestFirst(head []byte) bool {
 		if len(t) == 0 {
 			// An export without labels: the line keeps its words when
 			// read, but its time tells the export's order all the same.
-			if n := severityStampLen(line); n > 0 {
-				t = bytes.TrimRight(line[bytes.IndexByte(line, ' ')+1:n], " \t")
-			}
+			t, _, _ = cutSeverityStamp(line)
 		}
 		if len(t) == 0 {
 			continue

@@ -33,18 +33,7 @@ go run ./scripts/genfail -mode mix -size "$size" > "$work/mix.log"
 go run ./scripts/genfail -mode distinct -n 100000 > "$work/distinct-1e5.log"
 go run ./scripts/genfail -mode distinct -n 1000000 > "$work/distinct-1e6.log"
 
-best() { # best wall s, its CPU s, and max RSS KiB of three runs of "$@"
-  local t u s m bt=999999 bc=0 bm=0
-  for _ in 1 2 3; do
-    /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" > /dev/null 2>&1 || true
-    read -r t u s m < <(tail -n 1 "$work/time")
-    if awk -v a="$t" -v b="$bt" 'BEGIN{exit !(a<b)}'; then
-      bt=$t bc=$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}')
-    fi
-    bm=$(( m > bm ? m : bm ))
-  done
-  echo "$bt $bc $bm"
-}
+. scripts/bench-lib.sh
 
 printf '%-14s %5s  %-22s %7s %6s %7s %5s  %6s %6s %6s\n' log MiB command wall-s cpu-s MB/s MiB rg-s ratio cpu/rg
 for name in flood mix distinct-1e5 distinct-1e6; do

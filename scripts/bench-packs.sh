@@ -31,18 +31,7 @@ for n in $sizes; do
   [ "$n" -gt 0 ] && go run ./scripts/genpack -n "$n" -out "$work/pack$n"
 done
 
-best() { # best wall s, its CPU s, and max RSS MiB of three runs of "$@"
-  local t u s m bt=999999 bc=0 bm=0
-  for _ in 1 2 3; do
-    /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" > /dev/null 2>&1 || true
-    read -r t u s m < <(tail -n 1 "$work/time")
-    if awk -v a="$t" -v b="$bt" 'BEGIN{exit !(a<b)}'; then
-      bt=$t bc=$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}')
-    fi
-    bm=$(( m > bm ? m : bm ))
-  done
-  echo "$bt $bc $((bm / 1024))"
-}
+. scripts/bench-lib.sh
 
 printf 'log: %s; %s\n' "$log" "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-16s %-8s %-28s %8s %8s %9s\n' build records command wall-s CPU-s peak-MiB
@@ -55,6 +44,7 @@ for tf in "${bins[@]}"; do
     [ "$n" -gt 0 ] && id=$(awk '/^- id: /{print $3; exit}' "$work/pack$n/ext/pack-0000.yaml")
     for cmd in "scan $log" "patterns list" "explain $id"; do
       read -r t c m < <(best "$tf" $cmd "${args[@]}")
+      m=$((m / 1024))
       label=${cmd%% /*}
       label=${label%% testdata*}
       printf '%-16s %-8s %-28s %8.2f %8.2f %9d\n' "$(basename "$tf")" "$n" "${label:0:28}" "$t" "$c" "$m"

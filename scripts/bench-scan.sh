@@ -35,18 +35,7 @@ fi
 (cd "$bench" && go run ./genlog -size "$size" -samples "$work/samples.tsv") > "$work/big.log"
 cat "$work/big.log" > /dev/null # warm the page cache
 
-best() { # best wall s, its CPU s, and max RSS KiB of three runs of "$@"
-  local t u s m bt=999999 bc=0 bm=0
-  for _ in 1 2 3; do
-    /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" > /dev/null 2>&1 || true
-    read -r t u s m < <(tail -n 1 "$work/time")
-    if awk -v a="$t" -v b="$bt" 'BEGIN{exit !(a<b)}'; then
-      bt=$t bc=$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}')
-    fi
-    bm=$(( m > bm ? m : bm ))
-  done
-  echo "$bt $bc $bm"
-}
+. scripts/bench-lib.sh
 
 read -r rt rc rm < <(best rg -c -F -f "$work/literals.txt" "$work/big.log")
 mb=$(awk -v s="$size" 'BEGIN{printf "%.0f", s/1048576}')
