@@ -107,13 +107,17 @@ func (f *Finding) addSpan(s Span) {
 type correlator struct {
 	findings []*Finding
 	byKey    map[string]*Finding
-	unknown  int // distinct unrecognised findings kept
-	fold     folder
-	kbuf     []byte // the key of the occurrence being added
+	// raised finds the finding of a traceback by its exception line
+	// (class and message, numbers masked): a bare line that repeats it
+	// is that error again (see add).
+	raised  map[string]*Finding
+	unknown int // distinct unrecognised findings kept
+	fold    folder
+	kbuf    []byte // the key of the occurrence being added
 }
 
 func newCorrelator() *correlator {
-	return &correlator{byKey: make(map[string]*Finding)}
+	return &correlator{byKey: make(map[string]*Finding), raised: make(map[string]*Finding)}
 }
 
 // folded counts the occurrences folded into families.
@@ -199,6 +203,17 @@ func (c *correlator) add(o matcher.Occurrence, src int) (*Finding, bool) {
 		f.merge(&o)
 		return f, false
 	}
+	if bareLine(&o) {
+		// Another rank's traceback whose frames were cut or interleaved
+		// away, or a launcher repeating the child's last line: the same
+		// error as the traceback that ended in it.
+		c.kbuf = appendRaisedKey(c.kbuf[:0], &o)
+		if f, ok := c.raised[string(c.kbuf)]; ok {
+			f.merge(&o)
+			return f, false
+		}
+		c.kbuf = appendKey(c.kbuf[:0], &o)
+	}
 	k := string(c.kbuf)
 	if o.Record == nil {
 		if c.unknown >= maxUnknown {
@@ -208,8 +223,24 @@ func (c *correlator) add(o matcher.Occurrence, src int) (*Finding, bool) {
 	}
 	f := newFinding(o, k, src)
 	c.byKey[k] = f
+	if o.Frame != "" && o.Exception != "" && len(c.raised) < maxUnknown {
+		c.raised[string(appendRaisedKey(nil, &o))] = f
+	}
 	c.insert(f)
 	return f, true
+}
+
+// bareLine reports whether o is an exception line that no record knows, read
+// outside any traceback.
+func bareLine(o *matcher.Occurrence) bool {
+	return o.Record == nil && o.ID == matcher.UnknownError && o.Exception != "" && o.Frame == ""
+}
+
+// appendRaisedKey appends the key of o's exception line to dst: its class
+// and its message with numbers masked.
+func appendRaisedKey(dst []byte, o *matcher.Occurrence) []byte {
+	dst = append(append(dst, o.Exception...), 0)
+	return appendMaskNumbers(dst, o.Message)
 }
 
 // addFolded folds an unrecognised occurrence past the cap.

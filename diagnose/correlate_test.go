@@ -581,3 +581,44 @@ func TestBareLineIsNoCauseOfRecordsErrors(t *testing.T) {
 		t.Errorf("the symptom follows from %q, want wrap", sym.SymptomOf)
 	}
 }
+
+// A bare exception line that repeats a traceback's last line (another
+// rank's traceback whose frames were cut away, a launcher echoing its
+// child) is that traceback's error again, known or not; one that differs
+// in more than its numbers, or that came first, is its own.
+func TestBareExceptionLineJoinsItsTraceback(t *testing.T) {
+	m := testMatcher(t)
+	tb := func(rank int, exc string) string {
+		return fmt.Sprintf("[2026-11-29 10:15:02 TP%d] Scheduler hit an exception: Traceback (most recent call last):\n"+
+			"  File \"/sgl/python/sglang/srt/a.py\", line 1, in f\n%s\n\n", rank, exc)
+	}
+	const attr = "AttributeError: 'CustomAllreduce' object has no attribute 'original_disabled'"
+	tests := []struct {
+		name, log, want string
+	}{
+		{"unknown traceback, then its line", tb(0, attr) + attr + "\n",
+			"unknown/traceback ×2\n"},
+		{"ranks differ in numbers", tb(0, "ValueError: rank 0 got 12 blocks") + "ValueError: rank 3 got 40 blocks\n",
+			"unknown/traceback ×2\n"},
+		{"known traceback, then its line", tb(1, "torch.OutOfMemoryError: CUDA out of memory.") +
+			"torch.OutOfMemoryError: CUDA out of memory.\n",
+			"t/oom ×2\n"},
+		{"another message", tb(0, attr) + "AttributeError: 'CustomAllreduce' object has no attribute 'graph'\n",
+			"unknown/traceback ×1\nunknown/error ×1\n"},
+		{"another class", tb(0, attr) + "TypeError: 'CustomAllreduce' object has no attribute 'original_disabled'\n",
+			"unknown/traceback ×1\nunknown/error ×1\n"},
+		{"the line before the traceback", attr + "\n" + tb(0, attr),
+			"unknown/traceback ×1\nunknown/error ×1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got strings.Builder
+			for _, f := range scanText(t, m, tt.log).Findings() {
+				fmt.Fprintf(&got, "%s ×%d\n", f.ID, f.Count)
+			}
+			if got.String() != tt.want {
+				t.Errorf("findings:\n%swant:\n%s", got.String(), tt.want)
+			}
+		})
+	}
+}
