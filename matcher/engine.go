@@ -157,6 +157,8 @@ type event struct {
 	excs         []exc
 	// asyncExc is the exception asyncio's "future: <Task … exception=…>"
 	// line names: the error when no traceback follows it.
+	// So is the class Ray names when it re-raises a remote error
+	// ("RayTaskError(OutOfMemoryError): ray::f() (pid=…)").
 	asyncExc *exc
 }
 

@@ -61,7 +61,7 @@ func saysError(msg []byte, lvl Level) bool {
 	if httpErrorStatus(msg) {
 		return true
 	}
-	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || pythonSource(msg) ||
+	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || pythonSource(msg) || pythonWarning(msg) ||
 		bytes.Equal(msg, duringHandling) || bytes.Equal(msg, directCause) || introduces(msg) {
 		return false
 	}
@@ -344,6 +344,37 @@ func pythonSource(msg []byte) bool {
 		}
 	}
 	return false
+}
+
+// pythonWarning reports whether a message is a warning as Python's
+// warnings module prints it, "/path/file.py:106: UserWarning: text": a
+// warning by its own statement, whatever words its text uses.
+func pythonWarning(msg []byte) bool {
+	t := bytes.TrimLeft(msg, " \t")
+	i := bytes.Index(t, []byte(".py:"))
+	if i <= 0 || bytes.IndexByte(t[:i], ' ') >= 0 {
+		return false
+	}
+	rest := t[i+len(".py:"):]
+	n := 0
+	for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 || !bytes.HasPrefix(rest[n:], []byte(": ")) {
+		return false
+	}
+	rest = rest[n+2:]
+	end := bytes.Index(rest, []byte(": "))
+	if end < 0 {
+		end = len(rest)
+	}
+	class := rest[:end]
+	for _, c := range class {
+		if !isIdentByte(c) && c != '.' {
+			return false
+		}
+	}
+	return bytes.HasSuffix(class, []byte("Warning"))
 }
 
 // httpErrorStatus reports whether a message is an HTTP exchange answered

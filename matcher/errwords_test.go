@@ -71,6 +71,12 @@ func TestSaysError(t *testing.T) {
 		{"warning level", "Failed to load the optional plugin", LevelWarning, false},
 		{"mirror", "Using the mirror at mirror.example.com", LevelNone, false},
 		{"nanoseconds", "took 1200 nanoseconds", LevelNone, false},
+		{"python warning", "/usr/lib/python3.11/site-packages/torch_npu/x/compiler_config.py:106: UserWarning: these options may not take effect or report error in this mode", LevelNone, false},
+		{"python warning, dotted class", "/opt/app/run.py:12: torch.jit.TracerWarning: converting a tensor failed, results may be wrong", LevelNone, false},
+		{"python warning at a module's top", "x.py:3: DeprecationWarning: error_callback is deprecated", LevelNone, false},
+		{"not a warning class", "/opt/app/run.py:12: RuntimeError: CUDA failed", LevelNone, true},
+		{"path with a space is not one", "in /opt/my app/run.py:12: UserWarning: it failed", LevelNone, true},
+		{"no line number", "/opt/app/run.py: UserWarning: it failed", LevelNone, true},
 		{"2xx", `10.0.0.2:4100 - "POST /generate HTTP/1.1" 200 OK`, LevelInfo, false},
 		{"status in text", `"GET /x HTTP/1.1" 5000 bytes`, LevelInfo, false},
 	}

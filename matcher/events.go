@@ -836,8 +836,12 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		return msg, true
 	case bytes.HasPrefix(msg, rayRemoteHead) && rayRemoteRE.Match(msg):
 		// Ray re-raising a remote task's error: the remote frames follow,
-		// and the error itself ends them.
+		// and the error itself ends them. Should they be cut before it,
+		// this line still names its class.
 		ev.afterFrame = false
+		if m := rayRemoteRE.FindSubmatch(msg); m != nil && ev.asyncExc == nil {
+			ev.asyncExc = &exc{line: e.line, class: keep(m[1]), msg: keep(msg[len(m[0]):])}
+		}
 		return msg, true
 	case ev.afterFrame && !endsTraceback(msg):
 		// The source line of an unindented frame.
@@ -1000,7 +1004,7 @@ var rayUnhandledHead = []byte("Unhandled error (suppress with 'RAY_IGNORE_UNHAND
 
 var (
 	rayRemoteHead = []byte("ray.exceptions.Ray")
-	rayRemoteRE   = regexp.MustCompile(`^ray\.exceptions\.Ray(?:Task|Actor)Error\([A-Za-z_][\w.]*\): `)
+	rayRemoteRE   = regexp.MustCompile(`^ray\.exceptions\.Ray(?:Task|Actor)Error\(([A-Za-z_][\w.]*)\): `)
 )
 
 // maxFramePaths bounds the frames whose files an event keeps.

@@ -163,6 +163,16 @@ func TestEngineShapes(t *testing.T) {
 			want: `unknown/traceback 1-10 rank="" exc="KeyError" msg="'missing'"` + "\n",
 		},
 		{
+			name: "Ray's re-raise cut before the remote exception names its class",
+			log: "Traceback (most recent call last):\n" +
+				"  File \"/x/ray/_private/worker.py\", line 906, in get_objects\n" +
+				"    raise value.as_instanceof_cause()\n" +
+				"ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() (pid=508, ip=10.1.2.6)\n" +
+				"  File \"/x/main_ppo.py\", line 168, in main_task\n" +
+				"    trainer.fit()\n",
+			want: `unknown/traceback 1-6 rank="" exc="OutOfMemoryError" msg="ray::main_task() (pid=508, ip=10.1.2.6)"` + "\n",
+		},
+		{
 			name: "Ray's report of an error nobody awaited is a traceback",
 			log: "(Driver pid=5) Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::Worker.init() (pid=78, ip=10.0.0.2)\n" +
 				"(Driver pid=5)   File \"/x/worker.py\", line 3, in init\n" +

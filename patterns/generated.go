@@ -122,6 +122,16 @@ func IsSitesTable(data []byte) bool {
 	return bytes.HasPrefix(data, []byte(SitesHeader+"\n"))
 }
 
+// settingNote reports whether a warning site is one of ServerArgs's notes
+// on a setting it chose or changed for the user ("Cuda graph is disabled
+// because …", "DSA with TP mode is active …"): every start-up of that
+// configuration prints it, healthy or not, so it is known at info level.
+// A deprecated flag stays a warning: it asks for a change.
+func settingNote(file, qualname, template string) bool {
+	return strings.HasSuffix(file, "server_args.py") && strings.HasPrefix(qualname, "ServerArgs.") &&
+		!strings.Contains(strings.ToLower(template), "deprecat")
+}
+
 func parseSites(origin, text string) ([]*Record, error) {
 	n := strings.Count(text, "\n") + 1
 	// One allocation each for the records and their parts: a table of
@@ -158,6 +168,9 @@ func parseSites(origin, text string) ([]*Record, error) {
 		sev, err := ParseSeverity(f[1])
 		if err != nil {
 			return nil, &RecordError{File: origin, Line: lineNo, ID: f[0], Field: "severity", Err: err}
+		}
+		if sev == SeverityWarning && settingNote(f[6], f[9], f[5]) {
+			sev = SeverityInfo
 		}
 		srcLine, _ := strconv.Atoi(f[7])
 		nsites, _ := strconv.Atoi(f[10])

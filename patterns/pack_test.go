@@ -390,6 +390,43 @@ func TestChildExited(t *testing.T) {
 	}
 }
 
+func TestSettingNote(t *testing.T) {
+	tests := []struct {
+		file, qualname, template string
+		want                     bool
+	}{
+		{"python/sglang/srt/server_args.py", "ServerArgs._handle_a2a_moe", "Cuda graph is disabled because deepep_mode=`normal`", true},
+		{"python/sglang/multimodal_gen/runtime/server_args.py", "ServerArgs._adjust_attention_backend", "Overriding %s backend with torch_sdpa", true},
+		{"python/sglang/srt/server_args.py", "ServerArgs._handle_deprecated_args", "--disable-fast-image-processor is deprecated; use --image-processor-backend=pil instead.", false},
+		{"python/sglang/srt/server_args.py", "prepare_server_args", "Failed to parse the config file", false},
+		{"python/sglang/srt/managers/scheduler.py", "Scheduler.__init__", "Cuda graph is disabled", false},
+	}
+	for _, tt := range tests {
+		if got := settingNote(tt.file, tt.qualname, tt.template); got != tt.want {
+			t.Errorf("settingNote(%q, %q, %q) = %v, want %v", tt.file, tt.qualname, tt.template, got, tt.want)
+		}
+	}
+	// And the built-in table is read with it.
+	recs, err := GeneratedRecords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes, warnings int
+	for _, r := range recs {
+		if r.Gen.Kind != "logger.warning" || !strings.HasPrefix(r.Gen.Qualname, "ServerArgs.") {
+			continue
+		}
+		if r.Severity == SeverityInfo {
+			notes++
+		} else {
+			warnings++
+		}
+	}
+	if notes == 0 || warnings == 0 {
+		t.Errorf("ServerArgs's warnings: %d at info, %d at warning; want some of each (notes, deprecations)", notes, warnings)
+	}
+}
+
 // A pattern file that is a named pipe or a device is refused with an error
 // naming it, and nothing blocks or reads without bound.
 func TestLoadDirRefusesSpecialFiles(t *testing.T) {
