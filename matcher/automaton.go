@@ -195,6 +195,9 @@ type pattern struct {
 	// fallback is set for a generic record that yields to any other
 	// hand-written record of the same line.
 	fallback bool
+	// raisedHere is set for a record found by a frame that must be the
+	// traceback's innermost (patterns.TagRaisedHere).
+	raisedHere bool
 	// quiet is set for a generated record below warning level (a warning
 	// only older releases print): it explains its line, so that the line
 	// is no unknown error, but is no finding, and leaves the line to any
@@ -534,6 +537,7 @@ func compile(pack *patterns.Pack, indexMin int) (*Matcher, error) {
 		p.rec, p.gen, p.diffusion = rec, rec.Gen != nil, rec.Diffusion()
 		p.benign = rec.Benign()
 		p.fallback = rec.HasTag(patterns.TagFallback)
+		p.raisedHere = rec.HasTag(patterns.TagRaisedHere)
 		p.quiet = p.gen && rec.Severity < patterns.SeverityWarning
 		p.hasFrame = rec.Match.Frame != ""
 		if rec.Match.Message != "" {

@@ -142,6 +142,7 @@ type event struct {
 	// traceback holds.
 	benignFrames []int32
 	lastFrame    string   // the last frame seen, for a traceback cut before its end
+	lastFrameAt  int64    // the line of lastFrame
 	lastCode     string   // the source line under lastFrame, when one came
 	framePaths   []string // the files of the frames, the first maxFramePaths
 	ownFrame     string   // the last frame seen in sglang's own code

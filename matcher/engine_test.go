@@ -475,9 +475,10 @@ func TestBareExceptionKnownByItsSite(t *testing.T) {
 		name, log, id string
 	}{
 		{"bare assert", tb(own, code, "AssertionError"), want},
-		{"with a message", tb(own, code, "AssertionError: the pool is not a TokenToKVPoolAllocator"), UnknownTraceback},
+		// Not the site's bare assert: Python's error raised in sglang's code.
+		{"with a message", tb(own, code, "AssertionError: the pool is not a TokenToKVPoolAllocator"), "sglang/internal-assert-failed"},
 		{"innermost frame not sglang's", tb(own, code+"  File \"/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py\", line 1751, in _call_impl\n    return forward_call(*args, **kwargs)\n", "AssertionError"), UnknownTraceback},
-		{"another class", tb(own, code, "KeyError"), UnknownTraceback},
+		{"another class", tb(own, code, "KeyError"), "sglang/internal-key-error"},
 	}
 	for _, tt := range tests {
 		got := occurrences(t, m, tt.log, 0)

@@ -483,7 +483,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		ev.state, ev.traceback, ev.afterFrame = stFrames, true, true
 		t := bytes.TrimLeft(msg, " \t")
 		ev.frameIndent = len(msg) - len(t)
-		ev.noteFrame(t)
+		ev.noteFrame(t, e.line)
 	case isExc:
 		e.addExc(ev, trimQuote(msg))
 		if !ln.Record {
@@ -816,7 +816,7 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		t := bytes.TrimLeft(msg, " \t")
 		after := ev.afterFrame
 		if ev.afterFrame = bytes.HasPrefix(t, framePrefix); ev.afterFrame {
-			ev.noteFrame(t)
+			ev.noteFrame(t, e.line)
 		} else if after && !caretLine(t) {
 			ev.lastCode = keep(t)
 		}
@@ -824,7 +824,7 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	case bytes.HasPrefix(msg, framePrefix):
 		// Frames without indentation: a pasted traceback that lost it.
 		ev.afterFrame = true
-		ev.noteFrame(msg)
+		ev.noteFrame(msg, e.line)
 		return msg, true
 	case bytes.HasPrefix(msg, tracebackHead):
 		ev.pending++
@@ -1026,8 +1026,8 @@ var ownPath = []byte("sglang/srt/")
 
 // noteFrame keeps a traceback's frame line as its innermost so far, and as
 // its innermost in sglang's own code when it is one.
-func (ev *event) noteFrame(frame []byte) {
-	ev.lastFrame, ev.lastCode = keep(frame), ""
+func (ev *event) noteFrame(frame []byte, line int64) {
+	ev.lastFrame, ev.lastFrameAt, ev.lastCode = keep(frame), line, ""
 	if len(ev.framePaths) < maxFramePaths {
 		if path, ok := framePath(ev.lastFrame); ok {
 			ev.framePaths = append(ev.framePaths, path)
@@ -1154,8 +1154,12 @@ func (e *Engine) addHit(ev *event, pat int32, msg []byte) {
 		// that names any frame of sglang's code would otherwise fill the
 		// event's hits with a deep traceback's frames, and leave no room
 		// for the exception line's own record.
-		for _, h := range ev.hits {
-			if h.pat == pat {
+		for i := range ev.hits {
+			if h := &ev.hits[i]; h.pat == pat {
+				if e.m.pats[pat].raisedHere {
+					// The innermost frame it names is the one that counts.
+					h.line, h.msg = e.line, keep(msg)
+				}
 				return
 			}
 		}
@@ -1259,6 +1263,10 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		}
 	}
 	inGroup := func(h *hit) bool {
+		if p := &e.m.pats[h.pat]; p.raisedHere && (h.line != ev.lastFrameAt || len(excs) == 0) {
+			// Passed up through this frame, not raised in it.
+			return false
+		}
 		if p := &e.m.pats[h.pat]; p.hasFrame && frameException(p, excs) == nil && (len(excs) > 0 || p.rec.Match.Regex != "") {
 			// Raised there, but not this exception; or a traceback cut
 			// before its exception, where the record needs the message
@@ -1276,7 +1284,7 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		return g == 0
 	}
 	best := e.bestHit(ev, inGroup)
-	if best == nil || e.m.pats[best.pat].gen || e.m.pats[best.pat].rec.Role == patterns.RoleWrapper {
+	if best == nil || e.m.pats[best.pat].gen || e.m.pats[best.pat].rec.Role == patterns.RoleWrapper || e.m.pats[best.pat].raisedHere {
 		// No hand-written cause: a message sglang raises, found in the
 		// exception lines, root first, says more than a wrapper. But not
 		// more than a hand-written wrapper of the same line, nor than one
@@ -1291,6 +1299,15 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 				o.Record, o.ID, o.Exception, o.Message = p.rec, p.rec.ID, x.class, x.msg
 				o.capPat, o.capMsg = p, x.msg
 				return o, ev.kind != kindLogError
+			}
+		}
+		if best != nil && e.m.pats[best.pat].raisedHere {
+			// A bare assert's own site says more than its class.
+			if root, ok := rootExc(excs); ok {
+				if rec := e.bareRecord(ev, root, len(excs)); rec != nil {
+					o.Record, o.ID, o.Exception, o.Message = rec, rec.ID, root.class, root.msg
+					return o, true
+				}
 			}
 		}
 	}
@@ -1490,11 +1507,14 @@ func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 		case patterns.RoleWrapper:
 			r += 2
 		}
-		r *= 3
+		r *= 4
 		if p.fallback {
 			r++
 			if p.frame != nil {
 				r++
+			}
+			if p.raisedHere {
+				r++ // known by the error's class alone
 			}
 		}
 		return r

@@ -193,6 +193,11 @@ const TagShutdown = "shutdown"
 // without that part, named by the traceback's innermost frame in sglang.
 const TagIsolate = "isolate"
 
+// TagRaisedHere marks a record found by a frame (Match.Frame) that holds
+// only when that frame is the traceback's innermost: the exception was
+// raised there, not passed up through it from a library it called.
+const TagRaisedHere = "raised-here"
+
 // Benign reports whether the record describes a harmless line.
 func (r *Record) Benign() bool { return r.HasTag(TagBenign) }
 

@@ -62,7 +62,19 @@ func For(f *diagnose.Finding) Remedy {
 				steps = append(steps, s)
 			}
 		}
-		if r.HasTag(patterns.TagIsolate) {
+		if r.HasTag(patterns.TagRaisedHere) {
+			// Known by the class of the error and where it was raised:
+			// the line itself says what, and the part of sglang it is
+			// in is what to run without, before any other step.
+			var first []string
+			if _, code := raisedIn(f.Frame); code != "" {
+				first = append(first, "Read the code that raised it (on sglang's main branch; your release may differ): "+code)
+			}
+			if step := componentStep(f.OwnFrame); step != "" {
+				first = append(first, step)
+			}
+			steps = append(first, steps...)
+		} else if r.HasTag(patterns.TagIsolate) {
 			if step := componentStep(f.OwnFrame); step != "" {
 				steps = append(steps, step)
 			}
