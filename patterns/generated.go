@@ -190,7 +190,7 @@ func parseSites(origin, text string) ([]*Record, error) {
 		}
 		role := RoleCause
 		switch {
-		case endsInPlaceholder(f[5]):
+		case endsInPlaceholder(f[5]), announcesException(f[5]):
 			// "Scheduler hit an exception: {traceback}", "Failed: %s": the
 			// real error is what fills the placeholder.
 			role = RoleWrapper
@@ -252,6 +252,23 @@ func childExited(guard string) bool {
 func endsInPlaceholder(tmpl string) bool {
 	t := strings.TrimRight(tmpl, ".:;,!)'\" ")
 	return strings.HasSuffix(t, "}") || strings.HasSuffix(t, "%s") || strings.HasSuffix(t, "%r")
+}
+
+// announcesException reports whether a message only announces the
+// traceback logged after it ("Exception in ControllerSingle:", "error in
+// SGLang:", "Error raised in subprocess:"): its first line names where,
+// and the exception that follows is what.
+func announcesException(tmpl string) bool {
+	t := strings.ToLower(strings.TrimSpace(tmpl))
+	if !strings.HasSuffix(t, ":") {
+		return false
+	}
+	for _, p := range []string{"exception in ", "error in ", "error raised in ", "exception raised in "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // untsv undoes the generator's escaping of a field.

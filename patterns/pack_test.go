@@ -390,6 +390,21 @@ func TestChildExited(t *testing.T) {
 	}
 }
 
+func TestAnnouncesException(t *testing.T) {
+	for tmpl, want := range map[string]bool{
+		"Exception in ControllerSingle:":  true,
+		"error in SGLang:":                true,
+		"Error raised in subprocess:":     true,
+		"Exception in ControllerSingle":   false,
+		"match text not found in source:": false,
+		"The 'flashkda' KDA prefill backend requires the flash_kda module, which is not installed. Install it from source:": false,
+	} {
+		if got := announcesException(tmpl); got != want {
+			t.Errorf("announcesException(%q) = %v, want %v", tmpl, got, want)
+		}
+	}
+}
+
 func TestSettingNote(t *testing.T) {
 	tests := []struct {
 		file, qualname, template string
