@@ -272,6 +272,19 @@ func (c *correlator) insert(f *Finding) {
 // has reports whether the finding of key k exists.
 func (c *correlator) has(k string) bool { return c.byKey[k] != nil }
 
+// knows reports whether occurrence o, of key k, would join a finding that
+// exists: its own, or the traceback a bare exception line repeats.
+func (c *correlator) knows(o *matcher.Occurrence, k string) bool {
+	if c.has(k) {
+		return true
+	}
+	if !bareLine(o) {
+		return false
+	}
+	c.kbuf = appendRaisedKey(c.kbuf[:0], o)
+	return c.raised[string(c.kbuf)] != nil
+}
+
 // newFinding makes the finding of one occurrence.
 func newFinding(o matcher.Occurrence, k string, src int) *Finding {
 	f := &Finding{

@@ -450,7 +450,7 @@ func (src *Source) show(o matcher.Occurrence, settled bool) {
 	f.Provisional = !settled
 	src.prov = append(src.prov, provisional{start: o.Line, key: k, f: f})
 	s := src.s
-	if s.opt.Update == nil || f.Severity < s.opt.MinSeverity || src.corr.has(k) || src.hinted[k] {
+	if s.opt.Update == nil || f.Severity < s.opt.MinSeverity || src.corr.knows(&o, k) || src.hinted[k] {
 		return
 	}
 	src.prov[len(src.prov)-1].shown = true
