@@ -51,7 +51,7 @@ func For(f *diagnose.Finding) Remedy {
 		if f.Config != nil {
 			cfg = f.Config
 		}
-		vals := &workedValues{Values: Values{Captures: f.Captures, Config: cfg}}
+		vals := &workedValues{Values: Values{Captures: f.Captures, Config: cfg}, ownFrame: f.OwnFrame}
 		change := patterns.Change{Before: r.Fix.Before, After: r.Fix.After}
 		before, ownBefore := Render(change.Before, vals)
 		after, ownAfter := Render(change.After, vals)

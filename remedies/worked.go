@@ -77,7 +77,11 @@ const neitherWay = "spread the model over more GPUs (a larger `--tp-size`), load
 // keeps the arithmetic of those it gave (and why one could not be given).
 type workedValues struct {
 	Values
-	notes []string
+	// ownFrame is the failure's innermost traceback frame in sglang's
+	// code, or "": where it failed tells the phase when the log's
+	// start-up lines are missing.
+	ownFrame string
+	notes    []string
 	// refused holds the worked values whose figures say the change they
 	// stand for would not help: a fix step or command line that names one
 	// is not shown.
@@ -192,8 +196,8 @@ func (w *workedValues) fractionAfterOOM() (string, string, bool) {
 	if why, held := w.othersHold(); held {
 		return "", why, false
 	}
-	if w.loadingWeights() {
-		return "", "The allocation failed while the weights were loading (the log has `Load weight begin` and no `Load weight end`): " +
+	if loading, how := w.weightsPhase(); loading {
+		return "", "The allocation failed while the weights were loading (" + how + "): " +
 			"the weights do not fit on the GPUs as they are split, and `--mem-fraction-static` does not change that.", false
 	}
 	f, ok := w.number("mem_fraction_static")
@@ -245,10 +249,41 @@ func (w *workedValues) othersHold() (string, bool) {
 }
 
 // loadingWeights reports whether the failure came while the weights were
-// loading: the start-up logged Load weight begin and no Load weight end.
+// loading (see weightsPhase).
 func (w *workedValues) loadingWeights() bool {
-	m, ok := w.memory()
-	return ok && m.BeforeWeights > 0 && m.AfterWeights == 0
+	loading, _ := w.weightsPhase()
+	return loading
+}
+
+// weightsPhase reports whether the failure came while the weights were
+// loading, and how that is known: the start-up logged Load weight begin
+// and no Load weight end; or, when the log has neither, the traceback
+// failed in sglang's weight-loading code.
+func (w *workedValues) weightsPhase() (loading bool, how string) {
+	if m, ok := w.memory(); ok {
+		return m.BeforeWeights > 0 && m.AfterWeights == 0, "the log has `Load weight begin` and no `Load weight end`"
+	}
+	if fn, ok := loadingFrame(w.ownFrame); ok {
+		return true, "the traceback failed in sglang's " + fn + ", which loads them"
+	}
+	return false, ""
+}
+
+// loadingFrame reports whether a frame line is in sglang's weight-loading
+// code: a file under model_loader/, or a function that loads or places
+// weights (load_weights, weight_loader, _load_w13, …). It returns the
+// function's name.
+func loadingFrame(frame string) (string, bool) {
+	m := frameRE.FindStringSubmatch(strings.TrimSpace(frame))
+	if m == nil || !strings.Contains(m[1], "sglang/srt/") {
+		return "", false
+	}
+	fn := m[3]
+	if strings.Contains(m[1], "sglang/srt/model_loader/") || strings.HasPrefix(fn, "load_weights") ||
+		strings.HasPrefix(fn, "weight_loader") || strings.HasPrefix(fn, "_load_") || strings.HasSuffix(fn, "_weight_loader") {
+		return fn, true
+	}
+	return "", false
 }
 
 // tpForWeights scales the TP size by how far a shard overran what a GPU

@@ -297,17 +297,29 @@ func TestOSPackage(t *testing.T) {
 func TestOnceLoadedSteps(t *testing.T) {
 	rec := &patterns.Record{ID: "t/oom", Title: "t", Severity: patterns.SeverityError,
 		Fix: patterns.Fix{Steps: []string{"Check nvidia-smi", "{once_loaded}Cut the activation peak"}}}
+	const (
+		loader  = `File "/sgl-workspace/sglang/python/sglang/srt/model_loader/loader.py", line 670, in load_weights_and_postprocess`
+		moe     = `File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/moe/fused_moe_triton/layer.py", line 537, in _load_w13`
+		forward = `File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/attention/flashinfer_backend.py", line 301, in forward_extend`
+		theirs  = `File "/opt/venv/lib/python3.12/site-packages/vllm/model_executor/model_loader/loader.py", line 12, in load_weights`
+	)
 	tests := []struct {
-		name string
-		cfg  mapConfig
-		want int
+		name  string
+		cfg   mapConfig
+		frame string
+		want  int
 	}{
-		{"while loading", mapConfig{matcher.MemBeforeWeights: 78.5}, 1},
-		{"after loading", mapConfig{matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 47.4}, 2},
-		{"no start-up lines", nil, 2},
+		{"while loading", mapConfig{matcher.MemBeforeWeights: 78.5}, "", 1},
+		{"after loading", mapConfig{matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 47.4}, "", 2},
+		{"no start-up lines", nil, "", 2},
+		{"no start-up lines, failed in the loader", nil, loader, 1},
+		{"no start-up lines, failed placing experts", nil, moe, 1},
+		{"no start-up lines, failed in a forward pass", nil, forward, 2},
+		{"no start-up lines, another project's loader", nil, theirs, 2},
+		{"the start-up lines say loaded, whatever the frame", mapConfig{matcher.MemBeforeWeights: 78.5, matcher.MemAfterWeights: 47.4}, loader, 2},
 	}
 	for _, tt := range tests {
-		f := &diagnose.Finding{Record: rec, Line: 9}
+		f := &diagnose.Finding{Record: rec, Line: 9, OwnFrame: tt.frame}
 		if tt.cfg != nil {
 			f.Config = tt.cfg
 		}
