@@ -61,7 +61,7 @@ func saysError(msg []byte, lvl Level) bool {
 	if httpErrorStatus(msg) {
 		return true
 	}
-	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || pythonSource(msg) || pythonWarning(msg) ||
+	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || pythonSource(msg) || pythonWarning(msg) || pydanticDetail(msg) ||
 		bytes.Equal(msg, duringHandling) || bytes.Equal(msg, directCause) || introduces(msg) {
 		return false
 	}
@@ -375,6 +375,20 @@ func pythonWarning(msg []byte) bool {
 		}
 	}
 	return bytes.HasSuffix(class, []byte("Warning"))
+}
+
+// pydanticDetail reports whether a message is one of the lines under
+// pydantic's "N validation errors for Model" (which always comes first
+// and says so itself): a field's problem ("Value error, …
+// [type=value_error, input_value=…, input_type=str]") or the link after
+// it ("For further information visit https://errors.pydantic.dev/…").
+func pydanticDetail(msg []byte) bool {
+	t := bytes.TrimSpace(msg)
+	if bytes.HasPrefix(t, []byte("For further information visit https://errors.pydantic.dev/")) {
+		return true
+	}
+	i := bytes.LastIndex(t, []byte(" [type="))
+	return i >= 0 && t[len(t)-1] == ']' && bytes.Contains(t[i:], []byte(", input_value="))
 }
 
 // httpErrorStatus reports whether a message is an HTTP exchange answered

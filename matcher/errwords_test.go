@@ -77,6 +77,11 @@ func TestSaysError(t *testing.T) {
 		{"not a warning class", "/opt/app/run.py:12: RuntimeError: CUDA failed", LevelNone, true},
 		{"path with a space is not one", "in /opt/my app/run.py:12: UserWarning: it failed", LevelNone, true},
 		{"no line number", "/opt/app/run.py: UserWarning: it failed", LevelNone, true},
+		{"pydantic field error", "  Value error, 'role' must be one of 'system', 'assistant' (case-insensitive). [type=value_error, input_value='user', input_type=str]", LevelNone, false},
+		{"pydantic missing field", "  Field required [type=missing, input_value={'model': 'x'}, input_type=dict]", LevelNone, false},
+		{"pydantic link", "    For further information visit https://errors.pydantic.dev/2.12/v/value_error", LevelNone, false},
+		{"pydantic header", "17 validation errors for ChatCompletionRequest", LevelNone, true},
+		{"a bracket that is not pydantic's", "Value error in step 3 [type=fatal]", LevelNone, true},
 		{"2xx", `10.0.0.2:4100 - "POST /generate HTTP/1.1" 200 OK`, LevelInfo, false},
 		{"status in text", `"GET /x HTTP/1.1" 5000 bytes`, LevelInfo, false},
 	}
