@@ -205,7 +205,7 @@ func parseSites(origin, text string) ([]*Record, error) {
 			Title:    f[17],
 			Severity: sev,
 			Role:     role,
-			Match:    Match{Exception: f[3], Regex: f[4]},
+			Match:    Match{Exception: f[3], Regex: anchorLeadingPlaceholder(f[4])},
 			Where:    &sites[len(sites)-1],
 			Tests:    Tests{Match: []string{sample}, NoMatch: []string{miss}},
 			Origin:   origin,
@@ -252,6 +252,18 @@ func childExited(guard string) bool {
 func endsInPlaceholder(tmpl string) bool {
 	t := strings.TrimRight(tmpl, ".:;,!)'\" ")
 	return strings.HasSuffix(t, "}") || strings.HasSuffix(t, "%s") || strings.HasSuffix(t, "%r")
+}
+
+// anchorLeadingPlaceholder anchors at the end of the line a message
+// regexp that begins with its placeholder ("{field} is required"): its
+// literal part alone is a common phrase, and another program's longer
+// sentence that contains it ("x is required in rollout_data when …") is
+// not this message.
+func anchorLeadingPlaceholder(re string) string {
+	if !strings.HasPrefix(re, ".*?") || strings.HasSuffix(re, "$") {
+		return re
+	}
+	return re + `\s*$`
 }
 
 // announcesException reports whether a message only announces the

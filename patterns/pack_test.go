@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -387,6 +388,24 @@ func TestChildExited(t *testing.T) {
 		if got := childExited(tt.guard); got != tt.want {
 			t.Errorf("childExited(%q) = %v, want %v", tt.guard, got, tt.want)
 		}
+	}
+}
+
+func TestAnchorLeadingPlaceholder(t *testing.T) {
+	tests := []struct{ re, line string }{
+		{`.*? is required`, "ValueError: port is required"},
+		{`.*? has no rounds to fit\.`, "[2026-11-29 10:15:02 TP0] plan has no rounds to fit.  "},
+		{`Expected .*? to be set`, "Expected rope_theta to be set, got None"}, // not leading: unanchored
+	}
+	for _, tt := range tests {
+		re := regexp.MustCompile(anchorLeadingPlaceholder(tt.re))
+		if !re.MatchString(tt.line) {
+			t.Errorf("%q (from %q) does not match %q", re, tt.re, tt.line)
+		}
+	}
+	longer := regexp.MustCompile(anchorLeadingPlaceholder(`.*? is required`))
+	if longer.MatchString("ValueError: rollout_routed_experts is required in rollout_data when replay is set.") {
+		t.Errorf("%q matches another program's longer sentence", longer)
 	}
 }
 
