@@ -424,6 +424,38 @@ func causeRank(s, f *Finding) int {
 // with the frames that name it, by another.
 const wrapperGap = 3
 
+// interleavedHead reports whether u is only the first line of a rank's
+// traceback, its frames and exception gone to the traceback another rank
+// began on the next line (unprefixed lines cannot say whose they are): no
+// frame, no exception, one line, and a complete error of the same input
+// whose occurrence starts on the next line (or the one after, in a paste
+// that doubled every line break).
+func interleavedHead(sorted []*Finding, u *Finding) bool {
+	if !u.Partial || u.ID != matcher.UnknownTraceback || u.Frame != "" || u.EndLine != u.Line {
+		return false
+	}
+	for _, f := range sorted {
+		if f == u || f.src != u.src || !f.RootCause || f.Partial || f.Exception == "" || f.Severity < patterns.SeverityError {
+			continue
+		}
+		for _, sp := range spans(f) {
+			if u.Line < sp.Line && sp.Line <= u.Line+2 { // the next line, or the one after a blank
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// spans returns where a finding's occurrences are: every one it
+// locates, or its earliest.
+func spans(f *Finding) []Span {
+	if len(f.Spans) > 0 {
+		return f.Spans
+	}
+	return []Span{{Line: f.Line, EndLine: f.EndLine}}
+}
+
 // link names each symptom's cause among the findings of one report,
 // sorted by before: the finding of the lowest cause rank, the earliest of
 // those. A wrapper repeats a cause inside its own message ("Prefill
@@ -458,7 +490,7 @@ func link(sorted []*Finding) {
 		}
 	}
 	for _, u := range sorted {
-		if u.Record == nil && u.RootCause && inTeardown(sorted, u) {
+		if u.Record == nil && u.RootCause && (inTeardown(sorted, u) || interleavedHead(sorted, u)) {
 			u.RootCause = false
 		}
 	}

@@ -622,3 +622,45 @@ func TestBareExceptionLineJoinsItsTraceback(t *testing.T) {
 		})
 	}
 }
+
+// A rank's traceback head whose frames and exception went to the traceback
+// another rank began on the next line follows from that one; a head the
+// log ends after, or one apart from any other traceback, is a cut
+// traceback of its own.
+func TestInterleavedHeadFollowsTheTracebackBesideIt(t *testing.T) {
+	m := testMatcher(t)
+	head := func(r int) string {
+		return fmt.Sprintf("[2026-11-29 10:15:02 TP%d] Scheduler hit an exception: Traceback (most recent call last):\n", r)
+	}
+	const rest = "  File \"a.py\", line 1, in f\ntorch.OutOfMemoryError: CUDA out of memory.\n\n"
+	tests := []struct {
+		name, log, want string
+	}{
+		{"next line", head(0) + head(1) + rest,
+			"t/oom root\nunknown/traceback symptom partial\n"},
+		{"after a blank line", head(0) + "\n" + head(1) + rest,
+			"t/oom root\nunknown/traceback symptom partial\n"},
+		{"the log ends after it", head(1) + rest + head(0),
+			"t/oom root\nunknown/traceback root partial\n"},
+		{"apart from the others", head(0) + "[2026-11-29 10:15:02] Load weight begin.\n\n\n" + head(1) + rest,
+			"t/oom root\nunknown/traceback root partial\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got strings.Builder
+			for _, f := range scanText(t, m, tt.log).Findings() {
+				role := "root"
+				if !f.RootCause {
+					role = "symptom"
+				}
+				if f.Partial {
+					role += " partial"
+				}
+				fmt.Fprintf(&got, "%s %s\n", f.ID, role)
+			}
+			if got.String() != tt.want {
+				t.Errorf("findings:\n%swant:\n%s", got.String(), tt.want)
+			}
+		})
+	}
+}
