@@ -81,6 +81,45 @@ func saysError(msg []byte, lvl Level) bool {
 		}
 		i += n - 1
 	}
+	return embeddedException(msg)
+}
+
+// embeddedException reports whether a message carries an exception line
+// after other text ("… failed: torch.OutOfMemoryError: CUDA out of
+// memory", "worker 3 stopped with KVTransferError: …"): a class named as
+// one (its last part capitalised, ending in Error or Exception), then ": "
+// and its message. A class only named ("caught a TypeError, retrying") or
+// a C++ scope ("c10::Error::Error") is not one.
+func embeddedException(msg []byte) bool {
+	for _, suffix := range [][]byte{[]byte("Error: "), []byte("Exception: ")} {
+		for off := 0; ; {
+			i := bytes.Index(msg[off:], suffix)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(suffix)
+			rest := msg[off:]
+			if len(rest) == 0 || rest[0] == ' ' {
+				continue
+			}
+			// The class's last part: back to a '.', or to where the name
+			// starts.
+			start := i
+			for start > 0 && isIdentByte(msg[start-1]) {
+				start--
+			}
+			switch {
+			case start == i, msg[start] < 'A' || msg[start] > 'Z':
+				// "Error: " alone (an error word, read as one), or a
+				// lowercase name ("pyerror: ").
+			case start > 0 && msg[start-1] == ':':
+				// A C++ scope.
+			default:
+				return true
+			}
+		}
+	}
 	return false
 }
 

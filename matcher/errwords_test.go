@@ -82,6 +82,12 @@ func TestSaysError(t *testing.T) {
 		{"pydantic link", "    For further information visit https://errors.pydantic.dev/2.12/v/value_error", LevelNone, false},
 		{"pydantic header", "17 validation errors for ChatCompletionRequest", LevelNone, true},
 		{"a bracket that is not pydantic's", "Value error in step 3 [type=fatal]", LevelNone, true},
+		{"exception after text", "worker 3 stopped: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", LevelNone, true},
+		{"camel class after text", "rank 2 gave up with KVTransferError: Failed to get kvcache from prefill instance", LevelNone, true},
+		{"exception after text at info", "worker 3 stopped: torch.OutOfMemoryError: CUDA out of memory.", LevelInfo, false},
+		{"class only named, with a colon after", "the handler for TypeError:ignored", LevelNone, false},
+		{"cpp scope with a colon", "frame #3: c10::Error: boom", LevelNone, false},
+		{"lowercase name", "set pyerror: 3", LevelNone, false},
 		{"2xx", `10.0.0.2:4100 - "POST /generate HTTP/1.1" 200 OK`, LevelInfo, false},
 		{"status in text", `"GET /x HTTP/1.1" 5000 bytes`, LevelInfo, false},
 	}

@@ -386,7 +386,11 @@ var headerShapes = []struct {
 			`  File "/opt/app/main.py", line 12, in <module>`,
 			"KeyError: 'k'",
 		),
-		want: `unknown/traceback 3-5 rank="" time="" exc="KeyError" msg="'k'"` + "\n",
+		// Not a header: the first line keeps its prefix, and the
+		// exception in it is an error said in passing, not an exception
+		// line.
+		want: `unknown/error 1-1 rank="" time="" exc="" msg="worker-3 ValueError: batch too large, retrying"` + "\n" +
+			`unknown/traceback 3-5 rank="" time="" exc="KeyError" msg="'k'"` + "\n",
 	},
 	{
 		name: "sglang's headers already parse",
