@@ -206,7 +206,7 @@ func holds(f *diagnose.Finding, c Case, keys []int64) bool {
 	}
 	if len(keys) > 0 {
 		for _, l := range keys {
-			for _, s := range spans(f) {
+			for _, s := range f.Occurrences() {
 				if s.Line <= l && l <= s.EndLine {
 					return true
 				}
@@ -223,15 +223,6 @@ func holds(f *diagnose.Finding, c Case, keys []int64) bool {
 		return true
 	}
 	return msg == "" && f.Exception != ""
-}
-
-// spans returns where a finding's occurrences are: every one it
-// locates, or its earliest.
-func spans(f *diagnose.Finding) []diagnose.Span {
-	if len(f.Spans) > 0 {
-		return f.Spans
-	}
-	return []diagnose.Span{{Line: f.Line, EndLine: f.EndLine}}
 }
 
 // Summary adds up the results of a corpus.

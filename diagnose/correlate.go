@@ -86,6 +86,15 @@ type Span struct{ Line, EndLine int64 }
 // counts them all.
 const maxSpans = 64
 
+// Occurrences returns where the finding's occurrences are: every one it
+// locates, or its earliest.
+func (f *Finding) Occurrences() []Span {
+	if len(f.Spans) > 0 {
+		return f.Spans
+	}
+	return []Span{{Line: f.Line, EndLine: f.EndLine}}
+}
+
 // addSpan notes where an occurrence is, keeping the earliest maxSpans.
 func (f *Finding) addSpan(s Span) {
 	i, found := slices.BinarySearchFunc(f.Spans, s, func(a, b Span) int {
@@ -109,11 +118,12 @@ type correlator struct {
 	byKey    map[string]*Finding
 	// raised finds the finding of a traceback by its exception line
 	// (class and message, numbers masked): a bare line that repeats it
-	// is that error again (see add).
+	// is that error again (see repeats).
 	raised  map[string]*Finding
 	unknown int // distinct unrecognised findings kept
 	fold    folder
 	kbuf    []byte // the key of the occurrence being added
+	rbuf    []byte // the key of its exception line (see repeats)
 }
 
 func newCorrelator() *correlator {
@@ -203,16 +213,9 @@ func (c *correlator) add(o matcher.Occurrence, src int) (*Finding, bool) {
 		f.merge(&o)
 		return f, false
 	}
-	if bareLine(&o) {
-		// Another rank's traceback whose frames were cut or interleaved
-		// away, or a launcher repeating the child's last line: the same
-		// error as the traceback that ended in it.
-		c.kbuf = appendRaisedKey(c.kbuf[:0], &o)
-		if f, ok := c.raised[string(c.kbuf)]; ok {
-			f.merge(&o)
-			return f, false
-		}
-		c.kbuf = appendKey(c.kbuf[:0], &o)
+	if f := c.repeats(&o); f != nil {
+		f.merge(&o)
+		return f, false
 	}
 	k := string(c.kbuf)
 	if o.Record == nil {
@@ -275,14 +278,19 @@ func (c *correlator) has(k string) bool { return c.byKey[k] != nil }
 // knows reports whether occurrence o, of key k, would join a finding that
 // exists: its own, or the traceback a bare exception line repeats.
 func (c *correlator) knows(o *matcher.Occurrence, k string) bool {
-	if c.has(k) {
-		return true
-	}
+	return c.has(k) || c.repeats(o) != nil
+}
+
+// repeats returns the finding of the traceback whose exception line o
+// repeats as a bare line, or nil: another rank's traceback whose frames
+// were cut or interleaved away, or a launcher repeating the child's last
+// line, is the same error as the traceback that ended in it.
+func (c *correlator) repeats(o *matcher.Occurrence) *Finding {
 	if !bareLine(o) {
-		return false
+		return nil
 	}
-	c.kbuf = appendRaisedKey(c.kbuf[:0], o)
-	return c.raised[string(c.kbuf)] != nil
+	c.rbuf = appendRaisedKey(c.rbuf[:0], o)
+	return c.raised[string(c.rbuf)]
 }
 
 // newFinding makes the finding of one occurrence.
@@ -438,22 +446,13 @@ func interleavedHead(sorted []*Finding, u *Finding) bool {
 		if f == u || f.src != u.src || !f.RootCause || f.Partial || f.Exception == "" || f.Severity < patterns.SeverityError {
 			continue
 		}
-		for _, sp := range spans(f) {
+		for _, sp := range f.Occurrences() {
 			if u.Line < sp.Line && sp.Line <= u.Line+2 { // the next line, or the one after a blank
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// spans returns where a finding's occurrences are: every one it
-// locates, or its earliest.
-func spans(f *Finding) []Span {
-	if len(f.Spans) > 0 {
-		return f.Spans
-	}
-	return []Span{{Line: f.Line, EndLine: f.EndLine}}
 }
 
 // link names each symptom's cause among the findings of one report,

@@ -156,11 +156,11 @@ type event struct {
 	group        int  // group of the next exception line
 	hits         []hit
 	excs         []exc
-	// asyncExc is the exception asyncio's "future: <Task … exception=…>"
-	// line names: the error when no traceback follows it.
-	// So is the class Ray names when it re-raises a remote error
-	// ("RayTaskError(OutOfMemoryError): ray::f() (pid=…)").
-	asyncExc *exc
+	// impliedExc is the exception a line names without being its
+	// exception line, the error when none follows: asyncio's "future:
+	// <Task … exception=…>", or the class Ray names when it re-raises a
+	// remote error ("RayTaskError(OutOfMemoryError): ray::f() (pid=…)").
+	impliedExc *exc
 }
 
 // Engine assembles the lines of one input into events and reports each

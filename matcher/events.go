@@ -638,7 +638,7 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 			// The task or callback asyncio names, and the exception it
 			// ended with.
 			if m := asyncExcRE.FindSubmatch(msg); m != nil {
-				ev.asyncExc = &exc{line: e.line, class: keep(m[1]), msg: keep(reprMessage(m[1], m[2]))}
+				ev.impliedExc = &exc{line: e.line, class: keep(m[1]), msg: keep(reprMessage(m[1], m[2]))}
 			}
 			return msg, true
 		case bytes.HasPrefix(msg, groupHead), bytes.HasPrefix(bytes.TrimLeft(msg, " +"), groupHead):
@@ -839,8 +839,8 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		// and the error itself ends them. Should they be cut before it,
 		// this line still names its class.
 		ev.afterFrame = false
-		if m := rayRemoteRE.FindSubmatch(msg); m != nil && ev.asyncExc == nil {
-			ev.asyncExc = &exc{line: e.line, class: keep(m[1]), msg: keep(msg[len(m[0]):])}
+		if m := rayRemoteRE.FindSubmatch(msg); m != nil && ev.impliedExc == nil {
+			ev.impliedExc = &exc{line: e.line, class: keep(m[1]), msg: keep(msg[len(m[0]):])}
 		}
 		return msg, true
 	case ev.afterFrame && !endsTraceback(msg):
@@ -1245,8 +1245,8 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	if ev.traceback {
 		o.Frame, o.OwnFrame = ev.lastFrame, ev.ownFrame
 	}
-	if len(ev.excs) == 0 && ev.asyncExc != nil {
-		ev.excs = append(ev.excs, *ev.asyncExc)
+	if len(ev.excs) == 0 && ev.impliedExc != nil {
+		ev.excs = append(ev.excs, *ev.impliedExc)
 	}
 	var excs []exc
 	for _, x := range ev.excs {
@@ -1263,11 +1263,12 @@ func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
 		}
 	}
 	inGroup := func(h *hit) bool {
-		if p := &e.m.pats[h.pat]; p.raisedHere && (h.line != ev.lastFrameAt || len(excs) == 0) {
+		p := &e.m.pats[h.pat]
+		if p.raisedHere && (h.line != ev.lastFrameAt || len(excs) == 0) {
 			// Passed up through this frame, not raised in it.
 			return false
 		}
-		if p := &e.m.pats[h.pat]; p.hasFrame && frameException(p, excs) == nil && (len(excs) > 0 || p.rec.Match.Regex != "") {
+		if p.hasFrame && frameException(p, excs) == nil && (len(excs) > 0 || p.rec.Match.Regex != "") {
 			// Raised there, but not this exception; or a traceback cut
 			// before its exception, where the record needs the message
 			// to tell its error from the others raised there.
