@@ -1,6 +1,9 @@
 package matcher
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // The words a message uses to say that something went wrong, in any log
 // format, with or without a level. The automaton proposes a line for them
@@ -198,8 +201,32 @@ func errWordCounts(msg []byte, i, j int) bool {
 		return !settingAfter(msg[j:])
 	case lw == "nan" || lw == "nans" || lw == "inf":
 		return nanInMessage(msg, i, j)
+	case strings.HasPrefix(lw, "abort"):
+		return !requestAfter(msg[j:])
 	}
 	return true
+}
+
+// requestAfter reports whether the words after an abort word name a
+// request ("Abort request rid=…", "aborting the request", "aborted all
+// requests"): a server aborts a request when its client goes away or a
+// trainer cancels a rollout, which is the request's end, not a failure of
+// the server. What aborted a process still counts ("Aborted (core
+// dumped)", "abort() called").
+func requestAfter(rest []byte) bool {
+	rest = bytes.TrimLeft(rest, " ")
+	for _, filler := range []string{"the ", "all ", "last ", "this "} {
+		if len(rest) >= len(filler) && strings.EqualFold(string(rest[:len(filler)]), filler) {
+			rest = rest[len(filler):]
+			break
+		}
+	}
+	for _, w := range []string{"requests", "request", "reqs", "req"} {
+		if len(rest) >= len(w) && strings.EqualFold(string(rest[:len(w)]), w) && (len(rest) == len(w) || !isIdentByte(rest[len(w)])) {
+			return true
+		}
+	}
+	return false
 }
 
 // isNaN reports whether an error word is NaN or Inf.

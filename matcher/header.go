@@ -198,7 +198,14 @@ func (h *headerLearner) fill(l *Line, hdr []byte) {
 // is the line after its stream prefixes and l the line parsed from it.
 func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scratch *[]byte) int {
 	if len(l.Header.Time) > 0 || len(l.Header.Ranks) > 0 {
-		return -1 // sglang's own header: ParseLine knows it
+		if !collectorStamp(l.Msg) {
+			return -1 // sglang's own header: ParseLine knows it
+		}
+		// A stamp of sglang's shape before a traceback's frame, or before
+		// sglang's own header, was put there by whatever collected the
+		// log: sglang writes its header once, before a record's first
+		// line.
+		return h.start(rest[:len(rest)-len(l.Msg)])
 	}
 	if len(rest) == 0 {
 		return -1
@@ -245,6 +252,21 @@ func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scrat
 	}
 	h.proposing, h.carried, h.missed = true, 1, 0
 	return n
+}
+
+// collectorStamp reports whether the message after a header of sglang's
+// shape shows the header to be a collector's: the message is a traceback's
+// frame line, or starts with a header of its own ("[time] [time TP0] …").
+func collectorStamp(msg []byte) bool {
+	body := bytes.TrimLeft(msg, " \t")
+	if len(body) < len(msg) && bytes.HasPrefix(body, framePrefix) {
+		return true
+	}
+	if len(body) == 0 || body[0] != '[' {
+		return false
+	}
+	hdr, _ := SplitHeader(body)
+	return len(hdr.Time) > 0
 }
 
 // repeatedPrefix returns the length of the prefix that rest shares byte for

@@ -58,6 +58,33 @@ var headerShapes = []struct {
 	name, log, want string
 }{
 	{
+		name: "a collector's stamp of sglang's shape on every line",
+		log:  prefixed("[2026-03-14 06:20:31] ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a collector's stamp of sglang's shape before sglang's own header, no traceback",
+		log: lines(
+			"[2026-03-15 06:20:30] [2026-03-14 23:20:30 TP1] Load weight begin. avail mem=61.20 GB",
+			"[2026-03-15 06:20:31] [2026-03-14 23:20:31 TP1] Load weight end.",
+			"[2026-03-15 06:20:32] [2026-03-14 23:20:32 TP1] Capture cuda graph begin.",
+			"[2026-03-15 06:20:33] [2026-03-14 23:20:33 TP1] Received sigquit from a child process. It usually means the child failed.",
+		),
+		want: `t/sigquit 4-4 rank="TP1" time="2026-03-14 23:20:33" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n",
+	},
+	{
+		name: "a collector's stamp of sglang's shape before sglang's own header",
+		log: lines(
+			"[2026-03-15 06:20:30] [2026-03-14 23:20:30 TP1] Load weight begin. avail mem=61.20 GB",
+			"[2026-03-15 06:20:31] [2026-03-14 23:20:31 TP1] Scheduler hit an exception: Traceback (most recent call last):",
+			`[2026-03-15 06:20:31]   File "/opt/app/loader.py", line 88, in load_weights`,
+			"[2026-03-15 06:20:31]     param = params_dict[name]",
+			"[2026-03-15 06:20:31]             ~~~~~~~~~~~^^^^^^",
+			"[2026-03-15 06:20:31] KeyError: 'lm_head.weight_scale'",
+		),
+		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
 		name: "journald",
 		log:  prefixed("Mar 14 06:20:31 gpu-node-4 python3[5120]: ", keyErrorTB...),
 		want: `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
