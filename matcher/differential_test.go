@@ -195,3 +195,14 @@ func TestNoAllocationPerNonMatchingLine(t *testing.T) {
 		t.Errorf("Write(block of %d lines): %v allocations, want 0", 1000*len(lines), n)
 	}
 }
+
+// TestGeneratedWrapperAloneIsReadByItsWords: a line a generated wrapper
+// matches ("RuntimeError {e}." from sglang's frontend) with no exception
+// after it to carry is still an error by its own words.
+func TestGeneratedWrapperAloneIsReadByItsWords(t *testing.T) {
+	m := builtinMatcher(t)
+	got := brief(occurrences(t, m, "RuntimeError in llava image encoding: The expanded size of the tensor (0) must match the existing size (2438) at non-singleton dimension 0.\n", 0))
+	if !strings.HasPrefix(got, UnknownError+" 1-1 ") {
+		t.Errorf("got %q, want an unknown error on line 1", got)
+	}
+}

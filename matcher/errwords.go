@@ -94,6 +94,9 @@ func saysError(msg []byte, lvl Level) bool {
 // and its message. A class only named ("caught a TypeError, retrying") or
 // a C++ scope ("c10::Error::Error") is not one.
 func embeddedException(msg []byte) bool {
+	if leadingException(msg) {
+		return true
+	}
 	for _, suffix := range [][]byte{[]byte("Error: "), []byte("Exception: ")} {
 		for off := 0; ; {
 			i := bytes.Index(msg[off:], suffix)
@@ -124,6 +127,28 @@ func embeddedException(msg []byte) bool {
 		}
 	}
 	return false
+}
+
+// leadingException reports whether a message opens with an exception's
+// class as its subject ("RuntimeError in llava image encoding: …",
+// "ValueError raised while loading shard 3"): a class name as
+// embeddedException reads one, then a space and a word in lowercase.
+func leadingException(msg []byte) bool {
+	t := bytes.TrimLeft(msg, " \t")
+	n := 0
+	for n < len(t) && (isIdentByte(t[n]) || t[n] == '.') {
+		n++
+	}
+	name := t[:n]
+	if !bytes.HasSuffix(name, []byte("Error")) && !bytes.HasSuffix(name, []byte("Exception")) {
+		return false
+	}
+	last := name[bytes.LastIndexByte(name, '.')+1:]
+	if len(last) <= len("Error") || last[0] < 'A' || last[0] > 'Z' {
+		return false // "Error in …" is read by its word; "pyerror"
+	}
+	rest := t[n:]
+	return len(rest) > 1 && rest[0] == ' ' && 'a' <= rest[1] && rest[1] <= 'z'
 }
 
 // errWordAt returns the length of the error word at the start of b, or 0.
@@ -392,7 +417,38 @@ func flagListing(msg []byte) bool {
 // lines after it: "Scheduler hit an exception:". Those lines are the
 // finding.
 func introduces(msg []byte) bool {
-	return bytes.HasSuffix(bytes.TrimRight(msg, " \t"), []byte(":"))
+	t := bytes.TrimRight(msg, " \t")
+	if !bytes.HasSuffix(t, []byte(":")) {
+		return false
+	}
+	// A colon after a source location ends the location, and the line
+	// says what happened there: "thread 'main' panicked at src/x.rs:589:79:"
+	// (the panic's message, on the next line, need not name a failure).
+	return !sourceLocation(t[:len(t)-1])
+}
+
+// sourceLocation reports whether text ends with a source file's location:
+// "src/router.rs:589:79", "model_runner.py:212".
+func sourceLocation(t []byte) bool {
+	numbers := 0
+	for ; numbers < 2; numbers++ {
+		n := len(t)
+		for n > 0 && isDigit(t[n-1]) {
+			n--
+		}
+		if n == len(t) || n == 0 || t[n-1] != ':' {
+			break
+		}
+		t = t[:n-1]
+	}
+	if numbers == 0 {
+		return false
+	}
+	n := len(t)
+	for n > 0 && isLetter(t[n-1]) {
+		n--
+	}
+	return n < len(t) && len(t)-n <= 4 && n > 1 && t[n-1] == '.' && t[n-2] != '.' && t[n-2] != ' '
 }
 
 // pythonKeywords start the Python statements a traceback quotes under its

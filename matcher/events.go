@@ -390,7 +390,10 @@ func (e *Engine) open(ln *Line, owners []int32) {
 				e.fail(o)
 				continue
 			}
-			explained = true
+			// A generated wrapper ("RuntimeError {e}.", "Scheduler hit
+			// an exception: {e}") names nothing itself: with no exception
+			// to carry, the line is read by its own words.
+			explained = explained || !p.gen || p.rec.Role != patterns.RoleWrapper
 			switch {
 			case p.benign:
 				benign = true
