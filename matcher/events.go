@@ -14,11 +14,12 @@ import (
 // The lines that shape events, in the words CPython, the C++ runtime and
 // argparse print them.
 var (
-	duringHandling = []byte("During handling of the above exception, another exception occurred:")
-	directCause    = []byte("The above exception was the direct cause of the following exception:")
-	tracebackHead  = []byte("Traceback (most recent call last)")
-	groupHead      = []byte("Exception Group Traceback (most recent call last)")
-	threadHead     = []byte("Exception in thread ")
+	duringHandling     = []byte("During handling of the above exception, another exception occurred:")
+	directCause        = []byte("The above exception was the direct cause of the following exception:")
+	tracebackHead      = []byte("Traceback (most recent call last)")
+	tracebackHeadColon = []byte("Traceback (most recent call last):")
+	groupHead          = []byte("Exception Group Traceback (most recent call last)")
+	threadHead         = []byte("Exception in thread ")
 	// asyncio's heads of an error no one awaited, and the line after each
 	// that names the task or callback; the traceback follows.
 	asyncHeads   = [][]byte{[]byte("Task exception was never retrieved"), []byte("Future exception was never retrieved"), []byte("Exception in callback ")}
@@ -829,7 +830,11 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		ev.afterFrame = true
 		ev.noteFrame(msg, e.line)
 		return msg, true
-	case bytes.HasPrefix(msg, tracebackHead):
+	case bytes.HasPrefix(msg, tracebackHead), announcedHead(msg):
+		// Another traceback's head: of a traceback interleaved with this
+		// one, or one announced by a message ("router init state:
+		// Traceback (most recent call last):") that another process
+		// printed while this one printed its own head.
 		ev.pending++
 		return msg, true
 	case threadLike(msg):
@@ -855,6 +860,13 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		// (Python 3.11 and later: "^^^^", "~~~^^^").
 		return msg, true
 	}
+	if ev.group > 0 && !bareException(msg) && !endsTraceback(msg) {
+		// A second head whose traceback never came (another process's
+		// head printed beside this one, its frames lost): after the
+		// first traceback's exception, a line that is no exception ends
+		// the event.
+		return nil, false
+	}
 	ev.afterFrame = false
 	e.addExc(ev, msg)
 	if ev.pending > 0 {
@@ -864,6 +876,14 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	}
 	ev.state, ev.msgOpen, ev.msgLines, ev.msgBlank = stAfterExc, true, 0, false
 	return msg, true
+}
+
+// announcedHead reports whether a line is a message that ends with a
+// traceback's head: "Scheduler hit an exception: Traceback (most recent
+// call last):".
+func announcedHead(msg []byte) bool {
+	t := bytes.TrimRight(msg, " \t")
+	return bytes.HasSuffix(t, tracebackHead) || bytes.HasSuffix(t, tracebackHeadColon)
 }
 
 // groupLine handles a line of an ExceptionGroup tree:

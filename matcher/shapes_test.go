@@ -99,6 +99,18 @@ func TestEngineShapes(t *testing.T) {
 				`unknown/traceback 2-6 rank="rank1" exc="torch.distributed.DistBackendError" msg="NCCL error: remote process exited"` + "\n",
 		},
 		{
+			name: "a bare head, then a head another process announced, then one traceback",
+			log: "Process Process-1:\n" +
+				"Traceback (most recent call last):\n" +
+				"router init state: Traceback (most recent call last):\n" +
+				"  File \"/x/manager.py\", line 68, in start_router_process\n" +
+				"    model_client = ModelRpcClient(server_args, port_args)\n" +
+				"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB.\n" +
+				"\n" +
+				"detoken init state: init ok\n",
+			want: `t/oom 1-6 rank="" exc="torch.OutOfMemoryError" msg="CUDA out of memory. Tried to allocate 112.00 MiB."` + "\n",
+		},
+		{
 			name: "a pod's log file as the container runtime writes it (CRI)",
 			log: "2026-11-29T10:15:02.000000001Z stderr F [2026-11-29 10:15:02 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" +
 				"2026-11-29T10:15:02.000000002Z stderr F   File \"a.py\", line 1, in f\n" +
