@@ -64,7 +64,7 @@ func saysError(msg []byte, lvl Level) bool {
 	if httpErrorStatus(msg) {
 		return true
 	}
-	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || pythonSource(msg) || pythonWarning(msg) || pydanticDetail(msg) ||
+	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || pythonSource(msg) || pythonWarning(msg) || warningAfterBar(msg) || pydanticDetail(msg) ||
 		bytes.Equal(msg, duringHandling) || bytes.Equal(msg, directCause) || introduces(msg) {
 		return false
 	}
@@ -497,6 +497,19 @@ func pythonWarning(msg []byte) bool {
 		}
 	}
 	return bytes.HasSuffix(class, []byte("Warning"))
+}
+
+// warningAfterBar reports whether a message is a progress bar's redraw
+// glued to a Python warning ("Capturing batches: 0%| | 0/16 [00:00<?,
+// ?it/s]/usr/…/semantic.py:1670: UserWarning: …"): the warning's words are
+// a warning's.
+func warningAfterBar(msg []byte) bool {
+	for _, end := range [][]byte{[]byte("it/s]"), []byte("s/it]")} {
+		if i := bytes.Index(msg, end); i >= 0 && pythonWarning(msg[i+len(end):]) {
+			return true
+		}
+	}
+	return false
 }
 
 // pydanticDetail reports whether a message is one of the lines under

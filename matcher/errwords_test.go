@@ -22,6 +22,7 @@ func TestSaysError(t *testing.T) {
 		{"4xx", `10.0.0.2:4100 - "POST /v1/responses HTTP/1.1" 401 Unauthorized`, LevelInfo, true},
 		{"bracketed level", "[11/02/2026-10:00:01] [ENG] [E] could not load the plan", LevelNone, true},
 		{"timed out", "Request 17 timed out after 600 s", LevelNone, true},
+		{"bar glued to an error", "Capturing batches (bs=24 avail_mem=2.95 GB):   0%|          | 0/16 [00:00<?, ?it/s]error: capture failed", LevelNone, true},
 		{"exception as the subject", "RuntimeError in llava image encoding: The expanded size of the tensor (0) must match the existing size (2438)", LevelNone, true},
 		{"dotted exception as the subject", "torch.OutOfMemoryError raised while capturing graphs", LevelNone, true},
 		{"panic at a location", "thread 'actix-rt|system:0|arbiter:0' panicked at src/router.rs:589:79:", LevelNone, true},
@@ -48,6 +49,7 @@ func TestSaysError(t *testing.T) {
 		{"cannot", "cannot allocate memory for the transfer buffer", LevelNone, true},
 
 		{"identifier", "error_rate=0.01 over the window", LevelNone, false},
+		{"bar glued to a Python warning", "Capturing batches (bs=24 avail_mem=2.95 GB):   0%|          | 0/16 [00:00<?, ?it/s]/usr/lib/python3/dist-packages/triton/language/semantic.py:1670: UserWarning: tl.where with a non-boolean condition is deprecated and will error out in a future triton release.", LevelNone, false},
 		{"exception class named, not the subject", "ErrorHandler registered for 3 routes", LevelNone, false},
 		{"exception class before a capital", "KeyError Handling: enabled", LevelNone, false},
 		{"a failure introduced", "Scheduler hit an exception:", LevelNone, false},

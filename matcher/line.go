@@ -431,9 +431,6 @@ func unglue(line []byte) []byte {
 	if len(line) > 0 && line[0] == '[' {
 		return line
 	}
-	if rest, ok := warningAfterBar(line); ok {
-		return rest
-	}
 	i := bytes.Index(line, []byte("]["))
 	if i < 0 || !bytes.Contains(line[:i+1], []byte("/s]")) && !bytes.Contains(line[:i+1], []byte("?]")) {
 		return line
@@ -442,20 +439,6 @@ func unglue(line []byte) []byte {
 		return rest
 	}
 	return line
-}
-
-// warningAfterBar returns the Python warning a progress bar's redraw was
-// glued to ("Capturing batches: 0%| | 0/16 [00:00<?, ?it/s]/usr/…/semantic.py:1670:
-// UserWarning: …"): the warning is the line's message.
-func warningAfterBar(line []byte) ([]byte, bool) {
-	for _, end := range [][]byte{[]byte("it/s]"), []byte("s/it]")} {
-		if i := bytes.Index(line, end); i >= 0 {
-			if rest := line[i+len(end):]; pythonWarning(rest) {
-				return rest, true
-			}
-		}
-	}
-	return nil, false
 }
 
 // cutLevel recognises the record headers that state a level and returns
