@@ -403,6 +403,13 @@ func bare(f *Finding) bool {
 	return f.Record == nil && f.ID == matcher.UnknownError && f.Exception == ""
 }
 
+// skippedModel reports whether a finding is only sglang's start-up notice
+// that it could not import one of its model classes and skipped it
+// ("Ignore import error when loading sglang.srt.models.x: …").
+func skippedModel(f *Finding) bool {
+	return strings.HasPrefix(f.Message, "Ignore import error when loading ")
+}
+
 // causeRank says how likely f is the cause of symptom s, by the ranks
 // above; noCause when it cannot be.
 func causeRank(s, f *Finding) int {
@@ -590,9 +597,16 @@ func quiet(sorted []*Finding) {
 		}
 	}
 	for _, f := range sorted {
-		if f.readyAfter && bare(f) && f.RootCause && !f.Partial {
+		switch {
+		case f.readyAfter && bare(f) && f.RootCause && !f.Partial:
 			// The server came up and served after it: it is shown as
 			// a warning.
+			f.Severity, f.quieted = patterns.SeverityWarning, true
+		case f.Severity > patterns.SeverityWarning && skippedModel(f):
+			// sglang skipped one of the model classes it ships and went
+			// on: that is the cause only for a server of that model,
+			// whose own error ("architectures … are not supported")
+			// then follows.
 			f.Severity, f.quieted = patterns.SeverityWarning, true
 		}
 	}

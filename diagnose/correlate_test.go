@@ -664,3 +664,28 @@ func TestInterleavedHeadFollowsTheTracebackBesideIt(t *testing.T) {
 		})
 	}
 }
+
+// sglang's notice that it skipped one of its model classes at start-up is
+// a warning, whatever the import error it quotes: a server of another
+// model carries on. The same error outside that notice stays an error.
+func TestSkippedModelClassIsAWarning(t *testing.T) {
+	m := testMatcher(t)
+	tests := []struct {
+		name, log string
+		want      patterns.Severity
+	}{
+		{"the skip notice", "[2026-05-25 18:18:12] Ignore import error when loading sglang.srt.models.qwen3_next: libnuma.so.1: cannot open shared object file: No such file or directory\n", patterns.SeverityWarning},
+		{"the same error on its own", "[2026-05-25 18:18:12] OSError: libnuma.so.1: cannot open shared object file: No such file or directory\n", patterns.SeverityError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := scanText(t, m, tt.log).Findings()
+			if len(fs) != 1 {
+				t.Fatalf("%d findings, want 1:\n%s", len(fs), listFindings(fs))
+			}
+			if fs[0].Severity != tt.want {
+				t.Errorf("%s at %v, want %v", fs[0].ID, fs[0].Severity, tt.want)
+			}
+		})
+	}
+}
