@@ -403,6 +403,12 @@ func bare(f *Finding) bool {
 	return f.Record == nil && f.ID == matcher.UnknownError && f.Exception == ""
 }
 
+// symptom reports whether a finding's record says it follows from another
+// error, whichever.
+func symptom(f *Finding) bool {
+	return f.Record != nil && f.Record.Role == patterns.RoleSymptom
+}
+
 // skippedModel reports whether a finding is only sglang's start-up notice
 // that it could not import one of its model classes and skipped it
 // ("Ignore import error when loading sglang.srt.models.x: …").
@@ -507,7 +513,7 @@ func link(sorted []*Finding) {
 			continue
 		}
 		for _, f := range sorted {
-			if f != d && !f.downstream && !f.Partial && f.Severity >= patterns.SeverityError {
+			if f != d && !f.downstream && !f.Partial && f.Severity >= patterns.SeverityError && !symptom(f) {
 				d.RootCause = false
 				break
 			}
@@ -545,7 +551,7 @@ func link(sorted []*Finding) {
 			// The servers' errors here are all symptoms themselves:
 			// the earliest of them is nearer the cause.
 			for _, f := range sorted {
-				if f != s && !f.downstream && !f.Partial && f.Severity >= patterns.SeverityError {
+				if f != s && !f.downstream && !f.Partial && f.Severity >= patterns.SeverityError && f.cause != s && !symptom(f) {
 					best = f
 					break
 				}
@@ -668,7 +674,9 @@ func order(fs []*Finding) {
 			return 5
 		case f.Partial:
 			return 4
-		case !f.RootCause && f.downstream:
+		case !f.RootCause && f.downstream && f.cause != nil:
+			// A client's or a router's view of an error shown above.
+			// With no cause in the report it heads its own symptoms.
 			return 3
 		case !f.RootCause:
 			return 2

@@ -689,3 +689,39 @@ func TestSkippedModelClassIsAWarning(t *testing.T) {
 		})
 	}
 }
+
+// A client's error with no server error in the report heads the symptoms
+// that follow from it (the benchmark's crash on an empty list of
+// latencies), rather than following from one of them.
+func TestDownstreamErrorWithNoCauseHeadsItsSymptoms(t *testing.T) {
+	clientRec := &patterns.Record{ID: "client", Severity: patterns.SeverityError, Role: patterns.RoleSymptom, Tags: []string{patterns.TagDownstream}}
+	benchRec := &patterns.Record{ID: "bench", Severity: patterns.SeverityError, Role: patterns.RoleSymptom, Follows: []string{"client"}}
+	client := &Finding{ID: "client", key: "client", Record: clientRec, Line: 1, EndLine: 1, Severity: patterns.SeverityError, downstream: true}
+	bench := &Finding{ID: "bench", key: "bench", Record: benchRec, Line: 27, EndLine: 54, Severity: patterns.SeverityError}
+	fs := []*Finding{bench, client}
+	order(fs)
+	if fs[0] != client {
+		t.Errorf("first %s, want client:\n%s", fs[0].ID, listFindings(fs))
+	}
+	if bench.SymptomOf != "client" {
+		t.Errorf("bench follows from %q, want client", bench.SymptomOf)
+	}
+	if client.SymptomOf != "" {
+		t.Errorf("client follows from %q, want nothing", client.SymptomOf)
+	}
+}
+
+// A router's error yields to a server's error, not to a symptom of one
+// (a child's SIGQUIT notice): with no server error in the report, it is
+// the cause.
+func TestDownstreamErrorDoesNotYieldToASymptom(t *testing.T) {
+	routerRec := &patterns.Record{ID: "router", Severity: patterns.SeverityError, Tags: []string{patterns.TagDownstream}}
+	symRec := &patterns.Record{ID: "sym", Severity: patterns.SeverityError, Role: patterns.RoleSymptom}
+	router := &Finding{ID: "router", key: "router", Record: routerRec, Line: 3, EndLine: 3, Severity: patterns.SeverityError, RootCause: true, downstream: true}
+	sym := &Finding{ID: "sym", key: "sym", Record: symRec, Line: 9, EndLine: 9, Severity: patterns.SeverityError}
+	fs := []*Finding{router, sym}
+	order(fs)
+	if !router.RootCause {
+		t.Errorf("the router's error follows from %q", router.SymptomOf)
+	}
+}
