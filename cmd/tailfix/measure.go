@@ -90,10 +90,16 @@ func printMeasure(e *env, rows []row, sum corpus.Summary, base *corpus.Summary) 
 				return err
 			}
 		}
+		var only *int
+		if base != nil {
+			n := grepOnly(rows)
+			only = &n
+		}
 		return enc.Encode(struct {
 			Summary  corpus.Summary  `json:"summary"`
 			Baseline *corpus.Summary `json:"baseline,omitempty"`
-		}{sum, base})
+			GrepOnly *int            `json:"grep_only,omitempty"`
+		}{sum, base, only})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	if base != nil {
@@ -126,10 +132,23 @@ func printMeasure(e *env, rows []row, sum corpus.Summary, base *corpus.Summary) 
 	if err != nil || base == nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "baseline (%s, first line first): top-1 %d/%d (%s)  any-hit %d/%d (%s)  false alarms %d/%d\n",
+	_, err = fmt.Fprintf(e.stdout, "baseline (%s, first line first): top-1 %d/%d (%s)  any-hit %d/%d (%s)  false alarms %d/%d\n"+
+		"found by the baseline and missed by tailfix: %d\n",
 		corpus.GrepRule, base.Top1, base.Errors, pct(base.Top1, base.Errors), base.AnyHit, base.Errors, pct(base.AnyHit, base.Errors),
-		base.FalseAlarms, base.Clean)
+		base.FalseAlarms, base.Clean, grepOnly(rows))
 	return err
+}
+
+// grepOnly counts the error cases whose expected error the baseline finds
+// and tailfix does not: where tailfix is quieter than a grep.
+func grepOnly(rows []row) int {
+	n := 0
+	for _, r := range rows {
+		if r.Kind == corpus.KindError && r.Baseline != nil && r.Baseline.AnyHit && !r.AnyHit {
+			n++
+		}
+	}
+	return n
 }
 
 // clip shortens s to at most n runes.
