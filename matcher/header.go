@@ -197,7 +197,7 @@ func (h *headerLearner) fill(l *Line, hdr []byte) {
 // propose returns the length of the header a line proposes, or -1. rest
 // is the line after its stream prefixes and l the line parsed from it.
 func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scratch *[]byte) int {
-	if len(l.Header.Time) > 0 || len(l.Header.Ranks) > 0 {
+	if ownHeader(l) {
 		if !collectorStamp(l.Msg) {
 			return -1 // sglang's own header: ParseLine knows it
 		}
@@ -252,6 +252,19 @@ func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scrat
 	}
 	h.proposing, h.carried, h.missed = true, 1, 0
 	return n
+}
+
+// ownHeader reports whether ParseLine found a header of sglang's shape at
+// the start of what it read (a time or rank tags of its own), rather than
+// only the time a collector's stamp before it gave (journald's).
+func ownHeader(l *Line) bool {
+	if len(l.Header.Ranks) > 0 {
+		return true
+	}
+	if len(l.Header.Time) == 0 {
+		return false
+	}
+	return len(l.stamp) == 0 || &l.Header.Time[0] != &l.stamp[0]
 }
 
 // collectorStamp reports whether the message after a header of sglang's

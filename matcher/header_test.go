@@ -58,6 +58,21 @@ var headerShapes = []struct {
 	name, log, want string
 }{
 	{
+		name: "journald around a quoted paste",
+		log:  prefixed("Mar 14 06:20:31 gpu-node-4 python3[5120]: > ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a Ray actor's lines in a quoted paste under journald",
+		log: lines(
+			"Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12) Traceback (most recent call last):",
+			`Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12)   File "/opt/app/loader.py", line 88, in load_weights`,
+			"Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12)     param = params_dict[name]",
+			"Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12) KeyError: 'lm_head.weight_scale'",
+		),
+		want: `unknown/traceback 1-4 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
 		name: "a collector's stamp of sglang's shape on every line",
 		log:  prefixed("[2026-03-14 06:20:31] ", keyErrorTB...),
 		want: `unknown/traceback 1-5 rank="" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",

@@ -70,8 +70,12 @@ func cutStreams(l *Line, line []byte) []byte {
 		streamEnd = at(rest) - len(": ")
 		streamStart = streamEnd - len(tag)
 		l.stamp = stampIn(line[:len(line)-len(rest)])
-		line = rest
-	} else if svc, rest, ok := cutCompose(line); ok {
+		line = trimPlatformStamp(rest)
+	}
+	// Under journald's header, a compose service's or a task's label of
+	// its own (docker compose's output sent to journald): the label is
+	// the stream.
+	if svc, rest, ok := cutCompose(line); ok {
 		streamStart, streamEnd = at(line), at(line)+len(svc)
 		line = trimPlatformStamp(rest)
 	} else if task, rest, ok := cutTaskLabel(line); ok {
