@@ -552,15 +552,19 @@ func TestUnknownLineBeforeTheServerCameUp(t *testing.T) {
 		{"a traceback before it came up", tb + ready, patterns.SeverityError},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			fs := scanText(t, m, tt.log).Findings()
-			if len(fs) != 1 {
-				t.Fatalf("%d findings, want 1:\n%s", len(fs), listFindings(fs))
-			}
-			if fs[0].Severity != tt.want {
-				t.Errorf("%s at %v, want %v", fs[0].ID, fs[0].Severity, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantOneAt(t, m, tt.log, tt.want) })
+	}
+}
+
+// wantOneAt checks that a log gives one finding, at severity want.
+func wantOneAt(t *testing.T, m *matcher.Matcher, log string, want patterns.Severity) {
+	t.Helper()
+	fs := scanText(t, m, log).Findings()
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1:\n%s", len(fs), listFindings(fs))
+	}
+	if fs[0].Severity != want {
+		t.Errorf("%s at %v, want %v", fs[0].ID, fs[0].Severity, want)
 	}
 }
 
@@ -678,15 +682,7 @@ func TestSkippedModelClassIsAWarning(t *testing.T) {
 		{"the same error on its own", "[2026-05-25 18:18:12] OSError: libnuma.so.1: cannot open shared object file: No such file or directory\n", patterns.SeverityError},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			fs := scanText(t, m, tt.log).Findings()
-			if len(fs) != 1 {
-				t.Fatalf("%d findings, want 1:\n%s", len(fs), listFindings(fs))
-			}
-			if fs[0].Severity != tt.want {
-				t.Errorf("%s at %v, want %v", fs[0].ID, fs[0].Severity, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantOneAt(t, m, tt.log, tt.want) })
 	}
 }
 

@@ -241,13 +241,13 @@ func errWordCounts(msg []byte, i, j int) bool {
 func requestAfter(rest []byte) bool {
 	rest = bytes.TrimLeft(rest, " ")
 	for _, filler := range []string{"the ", "all ", "last ", "this "} {
-		if len(rest) >= len(filler) && strings.EqualFold(string(rest[:len(filler)]), filler) {
+		if len(rest) >= len(filler) && sameWord(rest, filler) {
 			rest = rest[len(filler):]
 			break
 		}
 	}
 	for _, w := range []string{"requests", "request", "reqs", "req"} {
-		if len(rest) >= len(w) && strings.EqualFold(string(rest[:len(w)]), w) && (len(rest) == len(w) || !isIdentByte(rest[len(w)])) {
+		if len(rest) >= len(w) && sameWord(rest, w) && (len(rest) == len(w) || !isIdentByte(rest[len(w)])) {
 			return true
 		}
 	}

@@ -14,12 +14,11 @@ import (
 // The lines that shape events, in the words CPython, the C++ runtime and
 // argparse print them.
 var (
-	duringHandling     = []byte("During handling of the above exception, another exception occurred:")
-	directCause        = []byte("The above exception was the direct cause of the following exception:")
-	tracebackHead      = []byte("Traceback (most recent call last)")
-	tracebackHeadColon = []byte("Traceback (most recent call last):")
-	groupHead          = []byte("Exception Group Traceback (most recent call last)")
-	threadHead         = []byte("Exception in thread ")
+	duringHandling = []byte("During handling of the above exception, another exception occurred:")
+	directCause    = []byte("The above exception was the direct cause of the following exception:")
+	tracebackHead  = []byte("Traceback (most recent call last)")
+	groupHead      = []byte("Exception Group Traceback (most recent call last)")
+	threadHead     = []byte("Exception in thread ")
 	// asyncio's heads of an error no one awaited, and the line after each
 	// that names the task or callback; the traceback follows.
 	asyncHeads   = [][]byte{[]byte("Task exception was never retrieved"), []byte("Future exception was never retrieved"), []byte("Exception in callback ")}
@@ -882,8 +881,7 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 // traceback's head: "Scheduler hit an exception: Traceback (most recent
 // call last):".
 func announcedHead(msg []byte) bool {
-	t := bytes.TrimRight(msg, " \t")
-	return bytes.HasSuffix(t, tracebackHead) || bytes.HasSuffix(t, tracebackHeadColon)
+	return bytes.HasSuffix(bytes.TrimRight(msg, " \t:"), tracebackHead)
 }
 
 // groupLine handles a line of an ExceptionGroup tree:

@@ -37,6 +37,13 @@ var keyErrorTB = []string{
 	"KeyError: 'lm_head.weight_scale'",
 }
 
+// schedulerTB is keyErrorTB as a scheduler logs it, under sglang's own
+// header, after a line of its start-up.
+var schedulerTB = append([]string{
+	"[2026-03-14 23:20:30 TP1] Load weight begin. avail mem=61.20 GB",
+	"[2026-03-14 23:20:31 TP1] Scheduler hit an exception: " + keyErrorTB[0],
+}, keyErrorTB[1:]...)
+
 // TestLearntHeaders reads tracebacks whose every line carries the header
 // of a collector or logger that ParseLine does not know by name.
 func TestLearntHeaders(t *testing.T) {
@@ -64,13 +71,8 @@ var headerShapes = []struct {
 	},
 	{
 		name: "a Ray actor's lines in a quoted paste under journald",
-		log: lines(
-			"Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12) Traceback (most recent call last):",
-			`Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12)   File "/opt/app/loader.py", line 88, in load_weights`,
-			"Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12)     param = params_dict[name]",
-			"Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12) KeyError: 'lm_head.weight_scale'",
-		),
-		want: `unknown/traceback 1-4 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		log:  prefixed("Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12) ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
 		name: "a collector's stamp of sglang's shape on every line",
@@ -89,14 +91,7 @@ var headerShapes = []struct {
 	},
 	{
 		name: "a collector's stamp of sglang's shape before sglang's own header",
-		log: lines(
-			"[2026-03-15 06:20:30] [2026-03-14 23:20:30 TP1] Load weight begin. avail mem=61.20 GB",
-			"[2026-03-15 06:20:31] [2026-03-14 23:20:31 TP1] Scheduler hit an exception: Traceback (most recent call last):",
-			`[2026-03-15 06:20:31]   File "/opt/app/loader.py", line 88, in load_weights`,
-			"[2026-03-15 06:20:31]     param = params_dict[name]",
-			"[2026-03-15 06:20:31]             ~~~~~~~~~~~^^^^^^",
-			"[2026-03-15 06:20:31] KeyError: 'lm_head.weight_scale'",
-		),
+		log:  prefixed("[2026-03-15 06:20:31] ", schedulerTB...),
 		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
