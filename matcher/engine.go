@@ -212,9 +212,11 @@ type Engine struct {
 	// starts of the last lines, for a proposal to read back.
 	recent    recentLines
 	hdr       headerLearner
+	inner     headerLearner // a header inside hdr
 	held      []heldLine
+	spare     []heldLine // held's other buffer, while held lines are replayed
 	hnorm     []byte
-	replaying bool
+	replaying int // the level of the learner whose held lines are replayed (see level)
 	// Blank lines of a double-spaced input.
 	spacing spacing
 	// A JSON-structured line's message, fed as lines of its own.
@@ -259,7 +261,9 @@ const maxStreams = 32
 // NewEngine returns an engine for one input named source (such as a file
 // name, or "-" for stdin). emit receives each occurrence as its event ends.
 func (m *Matcher) NewEngine(source string, emit func(Occurrence)) *Engine {
-	return &Engine{m: m, source: source, emit: emit}
+	e := &Engine{m: m, source: source, emit: emit}
+	e.inner.outer = &e.hdr
+	return e
 }
 
 // KnowConfig gives the engine a configuration known before the input
@@ -299,9 +303,11 @@ func (e *Engine) Flush() {
 // release assembles the lines held for a proposed header that the input
 // ended before deciding.
 func (e *Engine) release() {
-	if e.hdr.proposing {
-		e.hdr.giveUp()
-		e.replay()
+	// Replaying the lines held for the outer header may hold lines for
+	// an inner one.
+	for p := e.proposing(); p != nil; p = e.proposing() {
+		p.giveUp()
+		e.replay(p)
 	}
 }
 
@@ -336,7 +342,7 @@ func (e *Engine) feed(block []byte) {
 func (e *Engine) feedLines(block []byte, cands []candidate) {
 	pos, ci := 0, 0
 	for pos < len(block) {
-		if len(e.evs) == 0 && e.wrapLine == 0 && !e.hdr.watching() && !e.cmd.open {
+		if len(e.evs) == 0 && e.wrapLine == 0 && !e.hdr.watching() && !e.inner.watching() && !e.cmd.open {
 			next := len(block)
 			if ci < len(cands) {
 				next = cands[ci].start

@@ -61,7 +61,7 @@ var errorStartRE = regexp.MustCompile(`^(?:\[[\w.-]+\] )?(?:Error\b[ :]|ERROR\b|
 
 // processLine runs one line through its stream's open event, or opens one.
 func (e *Engine) processLine(raw []byte, owners []int32) {
-	if e.hdr.proposing {
+	if e.proposing() != nil {
 		e.hold(raw, owners)
 		return
 	}
@@ -87,18 +87,23 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 			// A stream prefix under the header: "[pod/x/c] [rank3]: …".
 			body = cutStreams(&ln, body)
 		}
-		parseRecord(&ln, body)
+		hdr2, body2, ok2 := e.cutInner(body)
+		if ok2 {
+			parseRecord(&ln, body2)
+			e.inner.fill(&ln, hdr2)
+		} else {
+			parseRecord(&ln, body)
+			if e.propose(&e.inner, body, &ln, raw, owners) {
+				return
+			}
+		}
 		e.hdr.fill(&ln, hdr)
 	} else {
 		if isBlank(rest) {
 			rest = rest[len(rest):] // a quoted paste's blank line ("> ") is blank
 		}
 		parseRecord(&ln, rest)
-		if !e.replaying && !e.inJSON && e.hdr.propose(rest, &ln, &e.recent, &e.hnorm) > 0 {
-			e.hold(raw, owners)
-			if e.hdr.lookBack(&e.recent, &e.hnorm) {
-				e.replay()
-			}
+		if e.propose(&e.hdr, rest, &ln, raw, owners) {
 			return
 		}
 	}
@@ -132,6 +137,21 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	e.assemble(&ln, owners)
 	e.rememberFailed(&ln)
 	e.prev = prevLine{no: e.line, len: len(e.norm), midWord: len(e.norm) > 0 && (isLetter(e.norm[len(e.norm)-1]) || isDigit(e.norm[len(e.norm)-1]))}
+}
+
+// propose lets p propose a header on a line, unless the lines held for
+// p or for a header outside it are being replayed; rest is the line where
+// p looks for its header and l the line parsed from it. It reports whether
+// the line was held.
+func (e *Engine) propose(p *headerLearner, rest []byte, l *Line, raw []byte, owners []int32) bool {
+	if e.replaying >= p.level() || e.inJSON || p.propose(rest, l, &e.recent, &e.hnorm) <= 0 {
+		return false
+	}
+	e.hold(raw, owners)
+	if p.lookBack(&e.recent, &e.hnorm) {
+		e.replay(p)
+	}
+	return true
 }
 
 // dropPython leaves out of a line's proposed records those generated from

@@ -139,6 +139,12 @@ type headerLearner struct {
 	missed    int    // held lines that do not
 	cur       shape  // scratch: the shape of the line at hand
 	rank      []byte // scratch: "rank" and the header's rank number
+	// outer is the header this one is learnt under, or nil: a second
+	// header inside the first, as a quote's "> " around a collector's
+	// stamp or a table's border. It is looked for after the outer one,
+	// on the lines that carry the outer one.
+	outer    *headerLearner
+	outerHdr shape // the outer header this one was learnt under
 }
 
 // watching reports whether the engine must look at every line: while a
@@ -231,7 +237,7 @@ func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scrat
 		if l.Record {
 			return -1 // a record header ParseLine knows starts the line
 		}
-		if n = repeatedPrefix(rest, recent, scratch); n < 0 {
+		if n = h.repeatedPrefix(rest, recent, scratch); n < 0 {
 			return -1
 		}
 		return h.start(rest[:n])
@@ -288,7 +294,7 @@ func collectorStamp(msg []byte) bool {
 // stream's labels) qualifies; a record header, a level word, a prefix of
 // plain words ("connect EPS failed" three times) or one after which a line
 // has nothing left do not.
-func repeatedPrefix(rest []byte, r *recentLines, scratch *[]byte) int {
+func (h *headerLearner) repeatedPrefix(rest []byte, r *recentLines, scratch *[]byte) int {
 	if r.count < hdrRepeats-1 || bareException(rest) {
 		return -1 // an exception line's own words are no label
 	}
@@ -299,8 +305,10 @@ func repeatedPrefix(rest []byte, r *recentLines, scratch *[]byte) int {
 			return -1
 		}
 		*scratch = Normalize((*scratch)[:0], r.start[i][:r.n[i]])
-		var l Line
-		prev := cutStreams(&l, *scratch)
+		prev, ok := h.under(*scratch)
+		if !ok {
+			return -1
+		}
 		if bytes.Equal(bytes.TrimRight(prev, " \t"), bytes.TrimRight(rest, " \t")) {
 			return -1 // a line repeated (a rank's copy of it): no label in that
 		}
@@ -444,8 +452,11 @@ func (h *headerLearner) lookBack(r *recentLines, scratch *[]byte) bool {
 			break
 		}
 		*scratch = Normalize((*scratch)[:0], r.start[i][:r.n[i]])
-		var l Line
-		h.cur.of(cutStreams(&l, *scratch))
+		rest, ok := h.under(*scratch)
+		if !ok {
+			break
+		}
+		h.cur.of(rest)
 		if h.prop.prefixOf(&h.cur) < 0 {
 			break
 		}
@@ -456,7 +467,11 @@ func (h *headerLearner) lookBack(r *recentLines, scratch *[]byte) bool {
 
 // judge notes whether a held line carries the proposed header and reports
 // whether the proposal is decided: learnt or given up.
-func (h *headerLearner) judge(rest []byte) (decided bool) {
+func (h *headerLearner) judge(rest []byte, underOuter bool) (decided bool) {
+	if !underOuter {
+		h.missed++ // a line without the outer header
+		return h.decide()
+	}
 	if !isBlank(rest) {
 		h.cur.of(rest)
 		switch {
@@ -500,6 +515,9 @@ func (h *headerLearner) decide() bool {
 	switch {
 	case h.carried >= hdrRepeats:
 		h.learnt, h.hdr, h.hist = true, h.prop, 1<<hdrWindow-1
+		if h.outer != nil {
+			h.outerHdr = h.outer.hdr
+		}
 	case h.missed > hdrWindow-hdrRepeats:
 	default:
 		return false
@@ -511,6 +529,33 @@ func (h *headerLearner) decide() bool {
 // giveUp ends a proposal undecided, at the end of input.
 func (h *headerLearner) giveUp() {
 	h.proposing = false
+}
+
+// under returns what of a normalized line this header is looked for in:
+// the line after its stream prefixes and, for a header inside another,
+// after the outer header and the stream prefixes under it. It reports
+// false for a line that does not carry the outer header. It changes
+// neither learner.
+func (h *headerLearner) under(norm []byte) ([]byte, bool) {
+	var l Line
+	rest := cutStreams(&l, norm)
+	if h.outer == nil {
+		return rest, true
+	}
+	if !h.outer.learnt {
+		return nil, false
+	}
+	var cur shape
+	cur.of(rest)
+	n := h.outer.hdr.prefixOf(&cur)
+	if n < 0 {
+		return nil, false
+	}
+	body := rest[n:]
+	if len(l.Stream) == 0 {
+		body = cutStreams(&l, body)
+	}
+	return body, true
 }
 
 // isBlank reports whether a line says nothing: white space, or only the
@@ -800,6 +845,32 @@ func (e *Engine) cutHeader(rest []byte) (hdr, body []byte, ok bool) {
 	return e.hdr.cut(rest)
 }
 
+// cutInner takes the header learnt inside the outer one, if there is one,
+// off body, the line after the outer header. A header learnt under an
+// outer header that has since changed is forgotten.
+func (e *Engine) cutInner(body []byte) (hdr, rest []byte, ok bool) {
+	if !e.inner.learnt {
+		return nil, body, false
+	}
+	if e.inner.outerHdr != e.hdr.hdr {
+		e.inner.learnt = false
+		return nil, body, false
+	}
+	return e.inner.cut(body)
+}
+
+// proposing returns the learner whose proposed header lines are held for,
+// or nil.
+func (e *Engine) proposing() *headerLearner {
+	switch {
+	case e.hdr.proposing:
+		return &e.hdr
+	case e.inner.proposing:
+		return &e.inner
+	}
+	return nil
+}
+
 // hold keeps a line back while a proposed header is judged; once it is
 // decided, the held lines are assembled in order.
 func (e *Engine) hold(raw []byte, owners []int32) {
@@ -817,26 +888,41 @@ func (e *Engine) hold(raw []byte, owners []int32) {
 		return // the line that proposed the header carries it
 	}
 	e.hnorm = Normalize(e.hnorm[:0], raw)
-	var l Line
-	rest := cutStreams(&l, e.hnorm)
-	if e.hdr.judge(rest) {
-		e.replay()
+	p := e.proposing()
+	rest, ok := p.under(e.hnorm)
+	if p.judge(rest, ok) {
+		e.replay(p)
 	} else if len(e.held) >= maxHeld {
-		e.hdr.giveUp()
-		e.replay()
+		p.giveUp()
+		e.replay(p)
 	}
 }
 
-// replay assembles the held lines, each under its own line number.
-func (e *Engine) replay() {
+// replay assembles the lines held for p's proposal, each under its own
+// line number. A line replayed for the outer header may propose an inner
+// one: the lines after it are held again, for that proposal.
+func (e *Engine) replay(p *headerLearner) {
 	cur := e.line
-	e.replaying = true
-	for i := range e.held {
-		h := &e.held[i]
+	held := e.held
+	e.held, e.spare = e.spare[:0], nil
+	prev := e.replaying
+	e.replaying = max(prev, p.level())
+	for i := range held {
+		h := &held[i]
 		e.line = h.n
 		e.processLine(h.raw, h.owners)
 	}
-	e.replaying = false
-	e.held = e.held[:0]
+	e.replaying = prev
+	e.spare = held[:0]
 	e.line = cur
+}
+
+// level is 1 for the outer header and 2 for a header inside it: while the
+// lines held for one are replayed, neither it nor a header outside it is
+// proposed again.
+func (h *headerLearner) level() int {
+	if h.outer != nil {
+		return 2
+	}
+	return 1
 }

@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,11 +60,44 @@ func TestLearntHeaders(t *testing.T) {
 	}
 }
 
+// bordered is schedulerTB as a terminal's box draws it: the traceback's
+// lines after its head inside the box's left border.
+var bordered = append(slices.Clone(schedulerTB[:2]), boxed(keyErrorTB[1:]...)...)
+
+// boxed puts a box's left border before each line.
+func boxed(ls ...string) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = "│ " + l
+	}
+	return out
+}
+
 // headerShapes are logs in the shapes users post, with what the test
 // pack makes of them; they seed FuzzEngine too.
 var headerShapes = []struct {
 	name, log, want string
 }{
+	{
+		name: "a quote around a box's border",
+		log:  prefixed("> ", bordered...),
+		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "kubectl logs --prefix around a box's border",
+		log:  prefixed("[pod/llm-prefill-0/server] ", bordered...),
+		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a quote around a collector's stamp before sglang's own header",
+		log:  prefixed("> [2026-03-15 06:20:31] ", schedulerTB...),
+		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a box's border alone",
+		log:  lines(bordered...),
+		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
 	{
 		name: "journald around a quoted paste",
 		log:  prefixed("Mar 14 06:20:31 gpu-node-4 python3[5120]: > ", keyErrorTB...),
