@@ -357,15 +357,31 @@ func (h *headerLearner) proposeMargin(rest []byte) int {
 	if n > maxMargin || n == len(rest) {
 		return -1
 	}
-	body := rest[n:]
-	if !bytes.HasPrefix(body, tracebackHead) {
-		var l Line
-		parseRecord(&l, body)
-		if !l.Record || len(l.Header.Time) == 0 {
-			return -1
-		}
+	if !startsOnlyALine(rest[n:]) {
+		return -1
 	}
 	return h.start(rest[:n])
+}
+
+// startsOnlyALine reports whether a line's content is what a log only ever
+// starts a line with, never indents: a record with a time ("[2026-07-21
+// 19:49:50] …", "INFO 2026-…"), a traceback's head, the first line of a
+// native crash's report, a torch rank's prefix ("[rank3]:").
+func startsOnlyALine(body []byte) bool {
+	if bytes.HasPrefix(body, tracebackHead) {
+		return true
+	}
+	for _, opener := range nativeOpeners {
+		if bytes.HasPrefix(body, []byte(opener)) {
+			return true
+		}
+	}
+	if _, _, ok := cutTorchRank(body); ok {
+		return true
+	}
+	var l Line
+	parseRecord(&l, body)
+	return l.Record && len(l.Header.Time) > 0
 }
 
 // start proposes prefix as the header, carried by the proposing line, and
