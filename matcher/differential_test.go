@@ -206,3 +206,14 @@ func TestGeneratedWrapperAloneIsReadByItsWords(t *testing.T) {
 		t.Errorf("got %q, want an unknown error on line 1", got)
 	}
 }
+
+// TestGeneratedWarningWrapperIsNoError: a line that a generated wrapper
+// sglang logs as a warning matches ("Failed to import from custom_ar with
+// {e!r}") is no error for the exception it carries.
+func TestGeneratedWarningWrapperIsNoError(t *testing.T) {
+	m := builtinMatcher(t)
+	const line = `[2025-10-30 04:30:53 TP1] Failed to import from custom_ar with ModuleNotFoundError("No module named 'sgl_kernel'")` + "\n"
+	if got := brief(occurrences(t, m, line, 0)); strings.Contains(got, UnknownError) {
+		t.Errorf("got %q, want no unknown error", got)
+	}
+}

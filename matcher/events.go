@@ -412,8 +412,10 @@ func (e *Engine) open(ln *Line, owners []int32) {
 			}
 			// A generated wrapper ("RuntimeError {e}.", "Scheduler hit
 			// an exception: {e}") names nothing itself: with no exception
-			// to carry, the line is read by its own words.
-			explained = explained || !p.gen || p.rec.Role != patterns.RoleWrapper
+			// to carry, the line is read by its own words. One that sglang
+			// logs below error level ("Failed to import from custom_ar
+			// with {e!r}" is a warning) says the error it carries is none.
+			explained = explained || !p.gen || p.rec.Role != patterns.RoleWrapper || p.rec.Severity < patterns.SeverityError
 			switch {
 			case p.benign:
 				benign = true
