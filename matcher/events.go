@@ -144,11 +144,21 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 // p looks for its header and l the line parsed from it. It reports whether
 // the line was held.
 func (e *Engine) propose(p *headerLearner, rest []byte, l *Line, raw []byte, owners []int32) bool {
-	if e.replaying >= p.level() || e.inJSON || p.propose(rest, l, &e.recent, &e.hnorm) <= 0 {
+	if e.replaying >= p.level() || e.inJSON {
+		return false
+	}
+	// The lines before a replayed line were assembled before it, and the
+	// recent lines are those read last, after it: a proposal made on a
+	// replayed line reads none back.
+	recent := &e.recent
+	if e.replaying > 0 {
+		recent = &e.noRecent
+	}
+	if p.propose(rest, l, recent, &e.hnorm) <= 0 {
 		return false
 	}
 	e.hold(raw, owners)
-	if p.lookBack(&e.recent, &e.hnorm) {
+	if p.lookBack(recent, &e.hnorm) {
 		e.replay(p)
 	}
 	return true

@@ -216,6 +216,12 @@ func (h *headerLearner) propose(rest []byte, l *Line, recent *recentLines, scrat
 	if len(rest) == 0 {
 		return -1
 	}
+	if n := quoteMarks(rest); n > 0 {
+		// A quoted paste's marks start every line of it, whatever the
+		// line says: its first lines are read without them too, not only
+		// those after the first one whose content the engine knows.
+		return h.start(rest[:n])
+	}
 	if rest[0] == ' ' || rest[0] == '\t' {
 		// An indented line continues something, unless what follows
 		// the blanks starts a record or a traceback: the margin of a
@@ -337,6 +343,16 @@ func (h *headerLearner) repeatedPrefix(rest []byte, r *recentLines, scratch *[]b
 		if wordLevel(w) != LevelNone {
 			return -1
 		}
+	}
+	return n
+}
+
+// quoteMarks returns the length of the Markdown quote marks that start a
+// line ("> ", "> > "), or 0.
+func quoteMarks(b []byte) int {
+	n := 0
+	for len(b) >= n+2 && b[n] == '>' && b[n+1] == ' ' {
+		n += 2
 	}
 	return n
 }

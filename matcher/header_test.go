@@ -119,6 +119,15 @@ var headerShapes = []struct {
 		want: `unknown/traceback 1-4 rank="rank1" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
+		name: "a quote around journald's lines that start alike before a traceback",
+		log: prefixed("> Mar 14 06:20:31 gpu-node-4 python3[5120]: ",
+			"../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [4,0,0] Assertion `index out of bounds` failed.",
+			"../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [5,0,0] Assertion `index out of bounds` failed.",
+			keyErrorTB[0], keyErrorTB[1], keyErrorTB[2], keyErrorTB[4]),
+		want: "unknown/error 1-1 rank=\"\" time=\"Mar 14 06:20:31\" exc=\"\" msg=\"../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [4,0,0] Assertion `index out of bounds` failed.\"\n" +
+			`unknown/traceback 2-6 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
 		name: "a box's border alone",
 		log:  lines(bordered...),
 		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
@@ -316,7 +325,7 @@ var headerShapes = []struct {
 	{
 		name: "the rust router's tracing",
 		log:  prefixed("2026-03-14T06:20:31.120Z ERROR smg::routers::http::pd_router: src/routers/pd.rs:172: ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: `unknown/traceback 1-5 rank="" time="2026-03-14T06:20:31.120Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
 		name: "a quoted paste",

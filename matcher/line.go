@@ -62,22 +62,31 @@ func cutStreams(l *Line, line []byte) []byte {
 	orig := line
 	at := func(rest []byte) int { return len(orig) - len(rest) }
 	streamStart, streamEnd := -1, -1
+	// A platform's timestamp is the line's time when nothing before it
+	// gave one and the line states none of its own.
+	platform := func(line []byte) []byte {
+		rest := trimPlatformStamp(line)
+		if len(rest) < len(line) && len(l.stamp) == 0 {
+			l.stamp = stampIn(line[:len(line)-len(rest)])
+		}
+		return rest
+	}
 	if stamp, rest, ok := cutCloudSeverity(line); ok {
 		l.stamp, line = stamp, rest
 	}
-	line = trimPlatformStamp(line)
+	line = platform(line)
 	if tag, rest, ok := cutSyslog(line); ok {
 		streamEnd = at(rest) - len(": ")
 		streamStart = streamEnd - len(tag)
 		l.stamp = stampIn(line[:len(line)-len(rest)])
-		line = trimPlatformStamp(rest)
+		line = platform(rest)
 	}
 	// Under journald's header, a compose service's or a task's label of
 	// its own (docker compose's output sent to journald): the label is
 	// the stream.
 	if svc, rest, ok := cutCompose(line); ok {
 		streamStart, streamEnd = at(line), at(line)+len(svc)
-		line = trimPlatformStamp(rest)
+		line = platform(rest)
 	} else if task, rest, ok := cutTaskLabel(line); ok {
 		streamStart, streamEnd = at(line), at(line)+len(task)
 		line = rest
