@@ -380,23 +380,30 @@ func (h *headerLearner) proposeMargin(rest []byte) int {
 }
 
 // startsOnlyALine reports whether a line's content is what a log only ever
-// starts a line with, never indents: a record with a time ("[2026-07-21
-// 19:49:50] …", "INFO 2026-…"), a traceback's head, the first line of a
-// native crash's report, a torch rank's prefix ("[rank3]:").
+// starts a line with, never indents: a collector's timestamp or label
+// (cutStreams), a record with a time ("[2026-07-21 19:49:50] …", "INFO
+// 2026-…"), a traceback's head, also after a logger's fields ("… | ERROR
+// | stderr | Traceback …"), the first line of a native crash's report, a
+// torch rank's prefix ("[rank3]:").
 func startsOnlyALine(body []byte) bool {
-	if bytes.HasPrefix(body, tracebackHead) {
+	var l Line
+	b := cutStreams(&l, body)
+	if len(l.stamp) > 0 || len(l.Stream) > 0 {
+		return true
+	}
+	w := b[:min(len(b), maxHeader+len(tracebackHead))]
+	// After fields, but not an ExceptionGroup's, which Python indents in
+	// any log ("  + Exception Group Traceback …", "    | Traceback …").
+	if i := bytes.Index(w, tracebackHead); i == 0 || i > 0 && isBlankByte(w[i-1]) &&
+		len(bytes.Trim(w[:i], " |+")) > 0 && !bytes.Contains(w, groupHead) {
 		return true
 	}
 	for _, opener := range nativeOpeners {
-		if bytes.HasPrefix(body, []byte(opener)) {
+		if bytes.HasPrefix(b, []byte(opener)) {
 			return true
 		}
 	}
-	if _, _, ok := cutTorchRank(body); ok {
-		return true
-	}
-	var l Line
-	parseRecord(&l, body)
+	parseRecord(&l, b)
 	return l.Record && len(l.Header.Time) > 0
 }
 

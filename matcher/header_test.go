@@ -128,6 +128,16 @@ var headerShapes = []struct {
 			`unknown/traceback 2-6 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
+		name: "a margin before a platform's timestamps",
+		log:  prefixed("    2026-03-14T06:20:31.120Z ", keyErrorTB[1:]...),
+		want: `unknown/traceback 1-4 rank="" time="2026-03-14T06:20:31.120Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a margin before a logger's fields",
+		log:  prefixed("    2026-03-14 06:20:31 | ERROR | stderr | ", keyErrorTB...),
+		want: `unknown/traceback 1-5 rank="" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
 		name: "a box's border alone",
 		log:  lines(bordered...),
 		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
