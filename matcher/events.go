@@ -83,10 +83,10 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	hdr, body, ok := e.cutHeader(rest)
 	e.carried = ok
 	if ok {
-		if len(ln.Stream) == 0 {
-			// A stream prefix under the header: "[pod/x/c] [rank3]: …".
-			body = cutStreams(&ln, body)
-		}
+		// A stream prefix under the header: "[pod/x/c] [rank3]: …". One
+		// that a stream prefix before the header named already ("0: > (Worker
+		// pid=1) …") keeps the stream it named, and loses the prefix.
+		body = underHeader(&ln, body)
 		hdr2, body2, ok2 := e.cutInner(body)
 		if ok2 {
 			parseRecord(&ln, body2)
@@ -137,6 +137,24 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	e.assemble(&ln, owners)
 	e.rememberFailed(&ln)
 	e.prev = prevLine{no: e.line, len: len(e.norm), midWord: len(e.norm) > 0 && (isLetter(e.norm[len(e.norm)-1]) || isDigit(e.norm[len(e.norm)-1]))}
+}
+
+// underHeader takes the stream prefixes under a learnt header off body
+// into l, keeping the stream and rank that prefixes before the header
+// gave it.
+func underHeader(l *Line, body []byte) []byte {
+	if len(l.Stream) == 0 {
+		return cutStreams(l, body)
+	}
+	var under Line
+	body = cutStreams(&under, body)
+	if len(l.Rank) == 0 {
+		l.Rank = under.Rank
+	}
+	if len(l.stamp) == 0 {
+		l.stamp = under.stamp
+	}
+	return body
 }
 
 // propose lets p propose a header on a line, unless the lines held for

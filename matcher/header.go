@@ -590,11 +590,7 @@ func (h *headerLearner) under(norm []byte) ([]byte, bool) {
 	if n < 0 {
 		return nil, false
 	}
-	body := rest[n:]
-	if len(l.Stream) == 0 {
-		body = cutStreams(&l, body)
-	}
-	return body, true
+	return underHeader(&l, rest[n:]), true
 }
 
 // isBlank reports whether a line says nothing: white space, or only the

@@ -138,6 +138,16 @@ var headerShapes = []struct {
 		want: `unknown/traceback 1-5 rank="" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
+		name: "srun's task label around a quoted paste of a Ray actor's lines",
+		log: prefixed("0: > (SGLangEngine pid=4121) ",
+			"frame #38: __libc_start_main + 0x80 (0x7fbc54451e40 in /usr/lib/x86_64-linux-gnu/libc.so.6)",
+			"frame #39: _start + 0x25 (0x555c90324f25 in sglang::scheduler_TP0)",
+			"",
+			"Fatal Python error: Aborted",
+			""),
+		want: `unknown/error 4-4 rank="" time="" exc="" msg="Fatal Python error: Aborted"` + "\n",
+	},
+	{
 		name: "a box's border alone",
 		log:  lines(bordered...),
 		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
