@@ -529,7 +529,7 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	case head && bytes.Contains(msg, groupHead):
 		ev.state, ev.traceback, ev.kind = stFrames, true, kindGroup
 	case head, bytes.HasPrefix(msg, rayUnhandledHead):
-		ev.state, ev.traceback = stFrames, true
+		ev.state, ev.traceback, ev.ipython = stFrames, true, ipythonHead(msg)
 	case threadLike(msg):
 		ev.state, ev.traceback = stThread, true
 	case headless && !isExc:
@@ -908,6 +908,8 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		// The markers under a source line that lost its indentation
 		// (Python 3.11 and later: "^^^^", "~~~^^^").
 		return msg, true
+	case ev.ipython && (ipythonFrame(msg) || ipythonRule(msg)):
+		return msg, true
 	}
 	if ev.group > 0 && !bareException(msg) && !endsTraceback(msg) {
 		// A second head whose traceback never came (another process's
@@ -925,6 +927,32 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	}
 	ev.state, ev.msgOpen, ev.msgLines, ev.msgBlank = stAfterExc, true, 0, false
 	return msg, true
+}
+
+// IPython prints a traceback its own way: a rule, the class before the
+// head ("AttributeError    Traceback (most recent call last)"), each frame
+// as the file or cell and the function ("<ipython-input-3-ac9a> in
+// <module>", "/opt/app/x.py in f(a, b)", "Cell In[3], line 11", "File
+// /opt/app/x.py:54, in f(a)", or Colab's "[/opt/app/x.py](https://…) in
+// f(a)"), then numbered lines of code around the one that ran ("---> 11
+// f()"), and blank lines between frames; the exception line ends it as
+// usual.
+var (
+	ipythonHeadRE  = regexp.MustCompile(`^[A-Za-z_][\w.]*\s{2,}Traceback \(most recent call last\)`)
+	ipythonFrameRE = regexp.MustCompile(`^(?:\[?(?:<ipython-input-[\w-]+>|/\S+\.py|[A-Za-z]:\\\S+\.py)(?:\]\([^)]*\))? in \S|Cell In\[\d+\], line \d+|File \S+\.py:\d+, in \S|-*> ?\d+ |\s*\d+ )`)
+)
+
+// ipythonHead reports whether a line is IPython's head of a traceback.
+func ipythonHead(msg []byte) bool { return ipythonHeadRE.Match(msg) }
+
+// ipythonFrame reports whether a line is a frame of IPython's traceback
+// or a numbered line of code under one.
+func ipythonFrame(msg []byte) bool { return ipythonFrameRE.Match(msg) }
+
+// ipythonRule reports whether a line is the rule IPython prints before
+// its traceback.
+func ipythonRule(msg []byte) bool {
+	return len(msg) >= 8 && len(bytes.Trim(msg, "-")) == 0
 }
 
 // announcedHead reports whether a line is a message that ends with a

@@ -40,6 +40,9 @@ func FuzzEngine(f *testing.F) {
 	for _, s := range headerShapes {
 		f.Add([]byte(s.log), uint16(len(s.log)/2))
 	}
+	for _, s := range ipythonLogs {
+		f.Add([]byte(s.log), uint16(len(s.log)/2))
+	}
 	m := builtinMatcher(f)
 	f.Fuzz(func(t *testing.T, log []byte, split uint16) {
 		var scanned, written []Occurrence
