@@ -212,7 +212,6 @@ type Engine struct {
 	// The learnt header, the lines held back while one is judged, and the
 	// starts of the last lines, for a proposal to read back.
 	recent    recentLines
-	noRecent  recentLines // none: what a replayed line reads back
 	hdr       headerLearner
 	inner     headerLearner // a header inside hdr
 	held      []heldLine

@@ -80,14 +80,14 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	}
 	var ln Line
 	rest := cutStreams(&ln, e.norm)
-	hdr, body, ok := e.cutHeader(rest)
+	hdr, body, ok := e.hdr.cut(rest)
 	e.carried = ok
 	if ok {
 		// A stream prefix under the header: "[pod/x/c] [rank3]: …". One
 		// that a stream prefix before the header named already ("0: > (Worker
 		// pid=1) …") keeps the stream it named, and loses the prefix.
 		body = underHeader(&ln, body)
-		hdr2, body2, ok2 := e.cutInner(body)
+		hdr2, body2, ok2 := e.inner.cut(body)
 		if ok2 {
 			parseRecord(&ln, body2)
 			e.inner.fill(&ln, hdr2)
@@ -170,7 +170,7 @@ func (e *Engine) propose(p *headerLearner, rest []byte, l *Line, raw []byte, own
 	// replayed line reads none back.
 	recent := &e.recent
 	if e.replaying > 0 {
-		recent = &e.noRecent
+		recent = &noRecent
 	}
 	if p.propose(rest, l, recent, &e.hnorm) <= 0 {
 		return false
@@ -908,7 +908,7 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 		// The markers under a source line that lost its indentation
 		// (Python 3.11 and later: "^^^^", "~~~^^^").
 		return msg, true
-	case ev.ipython && (ipythonFrame(msg) || ipythonRule(msg)):
+	case ev.ipython && ipythonFrame(msg):
 		return msg, true
 	}
 	if ev.group > 0 && !bareException(msg) && !endsTraceback(msg) {
@@ -929,8 +929,7 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	return msg, true
 }
 
-// IPython prints a traceback its own way: a rule, the class before the
-// head ("AttributeError    Traceback (most recent call last)"), each frame
+// IPython prints a traceback its own way: the class before the head ("AttributeError    Traceback (most recent call last)"), each frame
 // as the file or cell and the function ("<ipython-input-3-ac9a> in
 // <module>", "/opt/app/x.py in f(a, b)", "Cell In[3], line 11", "File
 // /opt/app/x.py:54, in f(a)", or Colab's "[/opt/app/x.py](https://…) in
@@ -948,12 +947,6 @@ func ipythonHead(msg []byte) bool { return ipythonHeadRE.Match(msg) }
 // ipythonFrame reports whether a line is a frame of IPython's traceback
 // or a numbered line of code under one.
 func ipythonFrame(msg []byte) bool { return ipythonFrameRE.Match(msg) }
-
-// ipythonRule reports whether a line is the rule IPython prints before
-// its traceback.
-func ipythonRule(msg []byte) bool {
-	return len(msg) >= 8 && len(bytes.Trim(msg, "-")) == 0
-}
 
 // announcedHead reports whether a line is a message that ends with a
 // traceback's head: "Scheduler hit an exception: Traceback (most recent

@@ -143,8 +143,7 @@ type headerLearner struct {
 	// header inside the first, as a quote's "> " around a collector's
 	// stamp or a table's border. It is looked for after the outer one,
 	// on the lines that carry the outer one.
-	outer    *headerLearner
-	outerHdr shape // the outer header this one was learnt under
+	outer *headerLearner
 }
 
 // watching reports whether the engine must look at every line: while a
@@ -152,10 +151,14 @@ type headerLearner struct {
 // looks at anyway.
 func (h *headerLearner) watching() bool { return h.proposing }
 
-// cut takes the learnt header off rest, the line after its stream
-// prefixes, and notes whether the line carried it. It returns the header
-// and the rest of the line.
+// cut takes the learnt header, if there is one, off rest (the line after
+// its stream prefixes, or after the outer header for an inner one), and
+// notes whether the line carried it. It returns the header and the rest
+// of the line.
 func (h *headerLearner) cut(rest []byte) (hdr, body []byte, ok bool) {
+	if !h.learnt {
+		return nil, rest, false
+	}
 	if isBlank(rest) {
 		// A blank line, or a quoted paste's blank line ("> " or ">"),
 		// which is all quote: it says as little as a blank line.
@@ -398,10 +401,8 @@ func startsOnlyALine(body []byte) bool {
 		len(bytes.Trim(w[:i], " |+")) > 0 && !bytes.Contains(w, groupHead) {
 		return true
 	}
-	for _, opener := range nativeOpeners {
-		if bytes.HasPrefix(b, []byte(opener)) {
-			return true
-		}
+	if _, ok := nativeOpening(b); ok {
+		return true
 	}
 	parseRecord(&l, b)
 	return l.Record && len(l.Header.Time) > 0
@@ -426,6 +427,10 @@ type recentLines struct {
 	count int                 // lines kept, up to len(start)
 	next  int                 // where the next line goes
 }
+
+// noRecent is no lines: what a line replayed for a proposal reads back
+// (see Engine.propose). It is only ever read.
+var noRecent recentLines
 
 // recentBytes is how much of a line's start is kept: the header's reach,
 // with room for the stream prefixes and escapes before it.
@@ -554,9 +559,6 @@ func (h *headerLearner) decide() bool {
 	switch {
 	case h.carried >= hdrRepeats:
 		h.learnt, h.hdr, h.hist = true, h.prop, 1<<hdrWindow-1
-		if h.outer != nil {
-			h.outerHdr = h.outer.hdr
-		}
 	case h.missed > hdrWindow-hdrRepeats:
 	default:
 		return false
@@ -870,28 +872,6 @@ type heldLine struct {
 	n      int64
 	raw    []byte
 	owners []int32
-}
-
-// cutHeader takes the learnt header, if there is one, off rest.
-func (e *Engine) cutHeader(rest []byte) (hdr, body []byte, ok bool) {
-	if !e.hdr.learnt {
-		return nil, rest, false
-	}
-	return e.hdr.cut(rest)
-}
-
-// cutInner takes the header learnt inside the outer one, if there is one,
-// off body, the line after the outer header. A header learnt under an
-// outer header that has since changed is forgotten.
-func (e *Engine) cutInner(body []byte) (hdr, rest []byte, ok bool) {
-	if !e.inner.learnt {
-		return nil, body, false
-	}
-	if e.inner.outerHdr != e.hdr.hdr {
-		e.inner.learnt = false
-		return nil, body, false
-	}
-	return e.inner.cut(body)
 }
 
 // proposing returns the learner whose proposed header lines are held for,

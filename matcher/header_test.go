@@ -22,11 +22,7 @@ func withTime(os []Occurrence) string {
 // prefixed puts a header before each line of a traceback, as a collector
 // or logger does.
 func prefixed(hdr string, ls ...string) string {
-	out := make([]string, len(ls))
-	for i, l := range ls {
-		out[i] = hdr + l
-	}
-	return lines(out...)
+	return lines(eachAfter(hdr, ls...)...)
 }
 
 // A traceback with a 3.11 caret line under a source line, and a message.
@@ -62,15 +58,21 @@ func TestLearntHeaders(t *testing.T) {
 
 // bordered is schedulerTB as a terminal's box draws it: the traceback's
 // lines after its head inside the box's left border.
-var bordered = append(slices.Clone(schedulerTB[:2]), boxed(keyErrorTB[1:]...)...)
+var bordered = append(slices.Clone(schedulerTB[:2]), eachAfter("│ ", keyErrorTB[1:]...)...)
 
-// boxed puts a box's left border before each line.
-func boxed(ls ...string) []string {
+// eachAfter puts p before each line.
+func eachAfter(p string, ls ...string) []string {
 	out := make([]string, len(ls))
 	for i, l := range ls {
-		out[i] = "│ " + l
+		out[i] = p + l
 	}
 	return out
+}
+
+// keyErrorAt is the occurrence the test pack makes of keyErrorTB on the
+// lines span, with its rank and time.
+func keyErrorAt(span, rank, time string) string {
+	return fmt.Sprintf("unknown/traceback %s rank=%q time=%q exc=\"KeyError\" msg=%q\n", span, rank, time, "'lm_head.weight_scale'")
 }
 
 // headerShapes are logs in the shapes users post, with what the test
@@ -81,17 +83,17 @@ var headerShapes = []struct {
 	{
 		name: "a quote around a box's border",
 		log:  prefixed("> ", bordered...),
-		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("2-6", "TP1", "2026-03-14 23:20:31"),
 	},
 	{
 		name: "kubectl logs --prefix around a box's border",
 		log:  prefixed("[pod/llm-prefill-0/server] ", bordered...),
-		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("2-6", "TP1", "2026-03-14 23:20:31"),
 	},
 	{
 		name: "a quote around a collector's stamp before sglang's own header",
 		log:  prefixed("> [2026-03-15 06:20:31] ", schedulerTB...),
-		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("2-6", "TP1", "2026-03-14 23:20:31"),
 	},
 	{
 		name: "a margin before a native crash's report",
@@ -107,16 +109,12 @@ var headerShapes = []struct {
 	{
 		name: "a margin before a traceback cut before its head",
 		log:  prefixed("    ", keyErrorTB[1:]...),
-		want: `unknown/traceback 1-4 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-4", "", ""),
 	},
 	{
 		name: "a margin before a torch rank's lines",
-		log: prefixed("    ",
-			"[rank1]: Traceback (most recent call last):",
-			`[rank1]:   File "/opt/app/loader.py", line 88, in load_weights`,
-			"[rank1]:     param = params_dict[name]",
-			"[rank1]: KeyError: 'lm_head.weight_scale'"),
-		want: `unknown/traceback 1-4 rank="rank1" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		log:  prefixed("    ", eachAfter("[rank1]: ", keyErrorTB[1:]...)...),
+		want: keyErrorAt("1-4", "rank1", ""),
 	},
 	{
 		name: "a quote around journald's lines that start alike before a traceback",
@@ -125,17 +123,17 @@ var headerShapes = []struct {
 			"../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [5,0,0] Assertion `index out of bounds` failed.",
 			keyErrorTB[0], keyErrorTB[1], keyErrorTB[2], keyErrorTB[4]),
 		want: "unknown/error 1-1 rank=\"\" time=\"Mar 14 06:20:31\" exc=\"\" msg=\"../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [4,0,0] Assertion `index out of bounds` failed.\"\n" +
-			`unknown/traceback 2-6 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+			keyErrorAt("2-6", "", "Mar 14 06:20:31"),
 	},
 	{
 		name: "a margin before a platform's timestamps",
 		log:  prefixed("    2026-03-14T06:20:31.120Z ", keyErrorTB[1:]...),
-		want: `unknown/traceback 1-4 rank="" time="2026-03-14T06:20:31.120Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-4", "", "2026-03-14T06:20:31.120Z"),
 	},
 	{
 		name: "a margin before a logger's fields",
 		log:  prefixed("    2026-03-14 06:20:31 | ERROR | stderr | ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", "2026-03-14 06:20:31"),
 	},
 	{
 		name: "srun's task label around a quoted paste of a Ray actor's lines",
@@ -150,22 +148,22 @@ var headerShapes = []struct {
 	{
 		name: "a box's border alone",
 		log:  lines(bordered...),
-		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("2-6", "TP1", "2026-03-14 23:20:31"),
 	},
 	{
 		name: "journald around a quoted paste",
 		log:  prefixed("Mar 14 06:20:31 gpu-node-4 python3[5120]: > ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", "Mar 14 06:20:31"),
 	},
 	{
 		name: "a Ray actor's lines in a quoted paste under journald",
 		log:  prefixed("Mar 14 06:20:31 gpu-node-4 python3[5120]: > (Worker pid=12) ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", "Mar 14 06:20:31"),
 	},
 	{
 		name: "a collector's stamp of sglang's shape on every line",
 		log:  prefixed("[2026-03-14 06:20:31] ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", "2026-03-14 06:20:31"),
 	},
 	{
 		name: "a collector's stamp of sglang's shape before sglang's own header, no traceback",
@@ -180,12 +178,12 @@ var headerShapes = []struct {
 	{
 		name: "a collector's stamp of sglang's shape before sglang's own header",
 		log:  prefixed("[2026-03-15 06:20:31] ", schedulerTB...),
-		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 23:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("2-6", "TP1", "2026-03-14 23:20:31"),
 	},
 	{
 		name: "journald",
 		log:  prefixed("Mar 14 06:20:31 gpu-node-4 python3[5120]: ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", "Mar 14 06:20:31"),
 	},
 	{
 		name: "journald around sglang's own header",
@@ -199,33 +197,33 @@ var headerShapes = []struct {
 			"Mar 14 06:20:31 gpu-node-4 python3[5120]: ",
 			"Mar 14 06:20:32 gpu-node-4 python3[5099]: [2026-03-14 06:20:32] Received sigquit from a child process. It usually means the child failed.",
 		),
-		want: `unknown/traceback 2-6 rank="TP1" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+		want: keyErrorAt("2-6", "TP1", "2026-03-14 06:20:31") +
 			`t/sigquit 8-8 rank="" time="2026-03-14 06:20:32" exc="" msg="Received sigquit from a child process. It usually means the child failed."` + "\n",
 	},
 	{
 		name: "stern",
 		log:  prefixed("llm-decode-6c9f7d-qx2lp sglang ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", ""),
 	},
 	{
 		name: "kubectl logs --prefix",
 		log:  prefixed("[pod/llm-prefill-0/server] ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", ""),
 	},
 	{
 		name: "a worker logger's prefix on every line",
 		log:  prefixed("(Worker pid=312) ERROR 03-14 06:20:31 [executor.py:402] ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", "03-14 06:20:31"),
 	},
 	{
 		name: "a worker logger's prefix with a rank",
 		log:  prefixed("(EngineWorker rank=2 pid=77) ERROR 03-14 06:20:31 [executor.py:402] ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="rank2" time="03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "rank2", "03-14 06:20:31"),
 	},
 	{
 		name: "cloud logging export",
 		log:  prefixed("ERROR 2026-03-14T06:20:31Z {} ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="2026-03-14T06:20:31Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", "2026-03-14T06:20:31Z"),
 	},
 	{
 		name: "cloud logging export of a healthy stretch: sglang's records under the stream's ERROR",
@@ -263,7 +261,7 @@ var headerShapes = []struct {
 			"2025-07-02 16:41:33 | ERROR | stderr | KeyError: 'lm_head.weight_scale'",
 			"2025-07-02 16:41:34 | INFO | stdout | Worker process failed to start",
 		),
-		want: `unknown/traceback 8-11 rank="" time="2025-07-02 16:41:33" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+		want: keyErrorAt("8-11", "", "2025-07-02 16:41:33") +
 			`unknown/error 12-12 rank="" time="" exc="" msg="Worker process failed to start"` + "\n",
 	},
 	{
@@ -276,7 +274,7 @@ var headerShapes = []struct {
 			"",
 			"the scheduler failed to recover",
 		),
-		want: `unknown/traceback 2-4 rank="" time="2026-03-14T06:20:31.317856550Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+		want: keyErrorAt("2-4", "", "2026-03-14T06:20:31.317856550Z") +
 			`unknown/error 6-6 rank="" time="2026-03-14T06:20:31.317856550Z" exc="" msg="the scheduler failed to recover"` + "\n",
 	},
 	{
@@ -310,7 +308,7 @@ var headerShapes = []struct {
 			"ERROR 2026-03-14T06:20:31Z {} Traceback (most recent call last):",
 			"INFO 2026-03-14T06:20:30Z {} Loading weights from /models/x",
 		),
-		want: `unknown/traceback 1-7 rank="" time="2026-03-14T06:20:31Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-7", "", "2026-03-14T06:20:31Z"),
 	},
 	{
 		name: "kubectl's pod prefix before sglang's header of ranks alone",
@@ -320,7 +318,7 @@ var headerShapes = []struct {
 			"[pod/sglang-0/sglang]     param = params_dict[name]",
 			"[pod/sglang-0/sglang] KeyError: 'lm_head.weight_scale'",
 		),
-		want: `unknown/traceback 1-4 rank="TP0" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-4", "TP0", ""),
 	},
 	{
 		name: "a native crash's report under stern's prefix",
@@ -335,17 +333,17 @@ var headerShapes = []struct {
 	{
 		name: "tensorrt-llm",
 		log:  prefixed("[03/14/2026-06:20:31] [TRT-LLM] [RANK 3] [E] ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="rank3" time="03/14/2026-06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "rank3", "03/14/2026-06:20:31"),
 	},
 	{
 		name: "the rust router's launcher",
 		log:  prefixed("[Router (Rust)] 2026-03-14 06:20:31 - WARN - ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", "2026-03-14 06:20:31"),
 	},
 	{
 		name: "the rust router's tracing",
 		log:  prefixed("2026-03-14T06:20:31.120Z ERROR smg::routers::http::pd_router: src/routers/pd.rs:172: ", keyErrorTB...),
-		want: `unknown/traceback 1-5 rank="" time="2026-03-14T06:20:31.120Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", "2026-03-14T06:20:31.120Z"),
 	},
 	{
 		name: "a quoted paste",
@@ -364,7 +362,7 @@ var headerShapes = []struct {
 			"",
 			"Any idea what is wrong?",
 		),
-		want: `unknown/traceback 1-11 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-11", "", ""),
 	},
 	{
 		name: "double-spaced paste",
@@ -426,7 +424,7 @@ var headerShapes = []struct {
 			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "    param = params_dict[name]"}`,
 			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "KeyError: 'lm_head.weight_scale'"}`,
 		),
-		want: `unknown/traceback 1-4 rank="" time="2026-03-14T06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-4", "", "2026-03-14T06:20:31"),
 	},
 	{
 		name: "a JSON line holding a whole traceback",
@@ -435,7 +433,7 @@ var headerShapes = []struct {
 			`{"time": "2026-03-14T06:20:31", "level": "ERROR", "message": "load failed\nTraceback (most recent call last):\n  File \"/opt/app/loader.py\", line 88, in load_weights\n    param = params_dict[name]\nKeyError: 'lm_head.weight_scale'"}`,
 			`{"time": "2026-03-14T06:20:32", "level": "INFO", "message": "shutting down"}`,
 		),
-		want: `unknown/traceback 2-2 rank="" time="2026-03-14T06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("2-2", "", "2026-03-14T06:20:31"),
 	},
 	{
 		name: "docker's json-file log",
@@ -444,7 +442,7 @@ var headerShapes = []struct {
 			`  File \"/opt/app/loader.py\", line 88, in load_weights`,
 			"    param = params_dict[name]",
 			"KeyError: 'lm_head.weight_scale'"),
-		want: `unknown/traceback 1-4 rank="" time="2026-03-14T06:20:31.5Z" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-4", "", "2026-03-14T06:20:31.5Z"),
 	},
 	{
 		name: "a JSON record at error level whose message has no word of failure",
@@ -481,7 +479,7 @@ var headerShapes = []struct {
 			`  File "/data/projects/team/miniconda3/envs/serving-python3.10/lib/python3.10/site-packages/engine/model_loader/weights/loader.py", line 88, in load_weights`,
 			"    param = params_dict[name]",
 			"KeyError: 'lm_head.weight_scale'"),
-		want: `unknown/traceback 1-3 rank="" time="07-01 02:36:18" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-3", "", "07-01 02:36:18"),
 	},
 	{
 		name: "a logger's record under a prefix tells where the prefix ends",
@@ -528,7 +526,7 @@ var headerShapes = []struct {
 			"[2026-03-14 06:20:32 TP0] Load weight end.",
 			"[2026-03-14 06:20:33 TP0] Load weight end.",
 		),
-		want: `unknown/traceback 1-4 rank="TP0" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-4", "TP0", "2026-03-14 06:20:31"),
 	},
 	{
 		name: "an exception group's tree margin is not a header",
@@ -565,7 +563,7 @@ var headerShapes = []struct {
 			"    param = params_dict[name]",
 			"KeyError: 'lm_head.weight_scale'",
 		),
-		want: `unknown/traceback 1-4 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-4", "", ""),
 	},
 	{
 		name: "a pod label and a message before the traceback's head",
@@ -576,7 +574,7 @@ var headerShapes = []struct {
 			"",
 			"KeyError: 'lm_head.weight_scale'",
 		),
-		want: `unknown/traceback 1-5 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-5", "", ""),
 	},
 	{
 		name: "only the first line of a paste indented",
@@ -588,7 +586,7 @@ var headerShapes = []struct {
 			"    return d[k]",
 			"KeyError: 'lm_head.weight_scale'",
 		),
-		want: `unknown/traceback 1-6 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+		want: keyErrorAt("1-6", "", ""),
 	},
 	{
 		name: "an exception line followed by an unrelated traceback",
@@ -630,7 +628,7 @@ func TestLearntHeaderIsForgotten(t *testing.T) {
 		t.Fatal("the header is still learnt after three of four lines without it")
 	}
 	e.Flush()
-	want := `unknown/traceback 1-5 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n" +
+	want := keyErrorAt("1-5", "", "Mar 14 06:20:31") +
 		`unknown/traceback 6-8 rank="" time="" exc="RuntimeError" msg="could not load the checkpoint"` + "\n"
 	if s := withTime(got); s != want {
 		t.Errorf("got:\n%s\nwant:\n%s", s, want)

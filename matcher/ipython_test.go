@@ -22,55 +22,31 @@ func TestIPythonTraceback(t *testing.T) {
 	}
 }
 
-// ipythonLogs are one traceback as IPython and Colab print it; they seed
-// FuzzEngine too.
+// ipythonLogs are one traceback as each IPython release and Colab print
+// it, their frame lines told apart; they seed FuzzEngine too.
 var ipythonLogs = []struct{ name, log string }{
-	{"colab", lines(
+	{"colab", ipythonTB("[<ipython-input-4-1f2e3d4c5b6a>](https://localhost:8080/#) in <cell line: 3>()", "[/opt/app/loader.py](https://localhost:8080/#) in load_weights(model)")},
+	{"classic", ipythonTB("<ipython-input-4-1f2e3d4c5b6a> in <module>", "/opt/app/loader.py in load_weights(model)")},
+	{"ipython 8", ipythonTB("Cell In[4], line 3", "File /opt/app/loader.py:88, in load_weights(model)")},
+}
+
+// ipythonTB is IPython's traceback of a KeyError raised in a file's
+// function that a notebook cell called, with the frame lines given.
+func ipythonTB(cell, file string) string {
+	return lines(
 		"---------------------------------------------------------------------------",
 		"KeyError                                  Traceback (most recent call last)",
-		"[<ipython-input-4-1f2e3d4c5b6a>](https://localhost:8080/#) in <cell line: 3>()",
+		cell,
 		"      1 import loader",
 		"      2 ",
 		"----> 3 loader.load_weights(model)",
 		"",
-		"[/opt/app/loader.py](https://localhost:8080/#) in load_weights(model)",
+		file,
 		"     86     for name, w in weights:",
 		"     87 ",
 		"---> 88         param = params_dict[name]",
 		"     89         param.copy_(w)",
 		"",
 		"KeyError: 'lm_head.weight_scale'",
-	)},
-	{"classic", lines(
-		"---------------------------------------------------------------------------",
-		"KeyError                                  Traceback (most recent call last)",
-		"<ipython-input-4-1f2e3d4c5b6a> in <module>",
-		"      1 import loader",
-		"      2 ",
-		"----> 3 loader.load_weights(model)",
-		"",
-		"/opt/app/loader.py in load_weights(model)",
-		"     86     for name, w in weights:",
-		"     87 ",
-		"---> 88         param = params_dict[name]",
-		"     89         param.copy_(w)",
-		"",
-		"KeyError: 'lm_head.weight_scale'",
-	)},
-	{"ipython 8", lines(
-		"---------------------------------------------------------------------------",
-		"KeyError                                  Traceback (most recent call last)",
-		"Cell In[4], line 3",
-		"      1 import loader",
-		"      2 ",
-		"----> 3 loader.load_weights(model)",
-		"",
-		"File /opt/app/loader.py:88, in load_weights(model)",
-		"     86     for name, w in weights:",
-		"     87 ",
-		"---> 88         param = params_dict[name]",
-		"     89         param.copy_(w)",
-		"",
-		"KeyError: 'lm_head.weight_scale'",
-	)},
+	)
 }
