@@ -2,6 +2,7 @@ package launch
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,7 +91,26 @@ var denseMiniCPM = map[string]string{"minicpm_flashattn": "fa3", "minicpm_flashi
 
 // rules run on every command, in this order: launch-time rejections of the
 // model's own checks, then argument checks, then errors that come later.
+// checkpointExts are the extensions of single checkpoint files, which
+// --model-path does not take (a .gguf file it does).
+var checkpointExts = []string{".pth", ".pt", ".bin", ".ckpt", ".safetensors", ".pkl", ".tar"}
+
 var rules = []rule{
+	{"sglang/model-path-is-a-file", func(e *env) []Issue {
+		path := e.c.Str("model_path")
+		ext := strings.ToLower(filepath.Ext(path))
+		if !e.c.Given("model_path") || !slices.Contains(checkpointExts, ext) {
+			return nil
+		}
+		dir := "."
+		if i := strings.LastIndexByte(path, '/'); i >= 0 {
+			dir = path[:max(i, 1)] // the directory as written: "./out", "/"
+		}
+		before, after := e.c.Fix([]string{"model_path"}, To("model_path", dir))
+		msg := fmt.Sprintf("%s names one checkpoint file (%s), not a model directory: sglang loads the Hugging Face layout (config.json, the tokenizer and the weights in one directory) or a Hub id, "+
+			"and transformers reads a file given there as the model's config.json, so the launch fails with a UnicodeDecodeError or JSONDecodeError", e.c.Arg("model_path").Text(), ext)
+		return []Issue{e.issue("sglang/model-path-is-a-file", msg, before, after, "model_path")}
+	}},
 	{"sglang/minicpm-dp-attention", func(e *env) []Issue {
 		if !e.m.MiniCPM || !e.c.On("enable_dp_attention") {
 			return nil

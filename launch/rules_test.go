@@ -60,6 +60,12 @@ func TestRules(t *testing.T) {
 				"SGLANG_MINICPM_FORCE_DENSE=1 " + sala + "--disaggregation-mode prefill",
 				sala, sala + "--attention-backend minicpm_flashattn",
 				"sglang serve --model-path openbmb/MiniCPM4-8B --disaggregation-mode prefill"}},
+		{"sglang/model-path-is-a-file",
+			[]string{"python -m sglang.launch_server --model-path ./out/full_sft_768.pth --port 8998",
+				"sglang serve --model-path /models/Qwen3-8B/model.safetensors",
+				"sglang serve --model-path /ckpt/step-1000/PYTORCH_MODEL.BIN"},
+			[]string{serve, "sglang serve --model-path /models/Qwen3-8B", "sglang serve --model-path /models/q/qwen3-8b-q4_k_m.gguf",
+				"sglang serve --model-path /models/pth-exports/llama"}},
 		{"sglang/minicpm-dp-attention",
 			[]string{sala + "--tp 4 --dp 4 --enable-dp-attention", "sglang serve --model-path openbmb/MiniCPM4-8B --enable-dp-attention"},
 			[]string{serve + "--tp 4 --dp 4 --enable-dp-attention", sala + "--tp 4 --dp 4"}},
@@ -300,5 +306,26 @@ func TestIDsExist(t *testing.T) {
 	}
 	if n := len(rules) + len(pairRules); n < 20 {
 		t.Errorf("%d rules", n)
+	}
+}
+
+// The fix for a checkpoint file given as the model path is the directory
+// that holds it, written as the user wrote it.
+func TestModelPathIsAFileFix(t *testing.T) {
+	for _, tc := range []struct{ line, after string }{
+		{"sglang serve --model-path ./out/full_sft_768.pth", "--model-path ./out"},
+		{"sglang serve --model-path /models/Qwen3-8B/model.safetensors", "--model-path /models/Qwen3-8B"},
+		{"sglang serve --model-path /model.bin", "--model-path /"},
+		{"sglang serve --model-path model.pt", "--model-path ."},
+	} {
+		var got *Issue
+		for _, is := range checkLine(t, tc.line) {
+			if is.ID == "sglang/model-path-is-a-file" {
+				got = &is
+			}
+		}
+		if got == nil || got.After != tc.after {
+			t.Errorf("%s: fix %+v, want after %q", tc.line, got, tc.after)
+		}
 	}
 }
