@@ -30,6 +30,9 @@ type Command struct {
 	// Prefix is how the command starts sglang, e.g. "python -m
 	// sglang.launch_server" or "sglang serve".
 	Prefix string
+	// Wrapper is what runs the command when it is not run directly: "docker
+	// run --gpus all lmsysorg/sglang:latest", "srun -N 2", "bash -c".
+	Wrapper string
 	// Args are the flags in the order written, unknown ones included.
 	Args []*Arg
 
@@ -86,28 +89,16 @@ var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 // sglang at all.
 func Parse(words []string, source string, table *patterns.FlagTable) (*Command, error) {
 	c := &Command{Source: source, Env: map[string]string{}, table: table, last: map[string]*Arg{}}
-	i := 0
-	// Environment assignments and wrappers before the command.
-	for i < len(words) {
-		w := words[i]
-		switch {
-		case envNameRE.MatchString(w):
-			name, value, _ := strings.Cut(w, "=")
-			if _, seen := c.Env[name]; !seen {
-				c.EnvOrder = append(c.EnvOrder, name)
-			}
-			c.Env[name] = value
-			i++
-			continue
-		case w == "env" || w == "nohup" || w == "exec" || w == "time":
-			i++
-			continue
-		}
-		break
-	}
+	i := c.lead(words)
 	rest, prefix, err := launchPrefix(words[i:])
 	if err != nil {
-		return nil, err
+		inner, ok := c.unwrap(words[i:])
+		if !ok {
+			return nil, err
+		}
+		if rest, prefix, err = launchPrefix(inner); err != nil {
+			return nil, err
+		}
 	}
 	c.Prefix = prefix
 	c.parseArgs(rest)
@@ -115,6 +106,98 @@ func Parse(words []string, source string, table *patterns.FlagTable) (*Command, 
 }
 
 var pythonRE = regexp.MustCompile(`^python[0-9.]*$`)
+
+// containerRE names the programs whose -e/--env NAME=VALUE options set the
+// environment of the command they run.
+var containerRE = regexp.MustCompile(`^(?:docker|podman|nerdctl|apptainer|singularity)$`)
+
+// unwrap finds the launch command inside a command that runs it — a
+// container (docker run … IMAGE python -m sglang.launch_server …), a job
+// launcher (srun, uv run, conda run), a shell (bash -c '…') — and returns
+// its words. The environment the wrapper gives it (a container's -e
+// NAME=VALUE, NAME=VALUE words just before it) goes to c.Env.
+func (c *Command) unwrap(words []string) ([]string, bool) {
+	for j := 1; j < len(words); j++ {
+		w := words[j]
+		if words[j-1] == "-c" && strings.Contains(w, "sglang") {
+			inner, err := Split(w)
+			if err != nil {
+				return nil, false
+			}
+			c.wrapped(words[:j], nil)
+			inner = inner[c.lead(inner):]
+			if _, _, err := launchPrefix(inner); err == nil {
+				return inner, true
+			}
+			return c.unwrap(inner)
+		}
+		if _, _, err := launchPrefix(words[j:]); err != nil || strings.HasPrefix(w, "-") {
+			continue
+		}
+		k := j
+		for k > 1 && envNameRE.MatchString(words[k-1]) {
+			k--
+		}
+		c.wrapped(words[:k], words[k:j])
+		return words[j:], true
+	}
+	return nil, false
+}
+
+// lead takes the environment assignments and the plain wrappers (env,
+// nohup, exec, time) that start words into c.Env, and returns how many
+// words they are.
+func (c *Command) lead(words []string) int {
+	i := 0
+	for ; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case envNameRE.MatchString(w):
+			name, value, _ := strings.Cut(w, "=")
+			c.setEnv(name, value)
+		case w == "env" || w == "nohup" || w == "exec" || w == "time":
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// wrapped keeps the wrapper's words and the environment they set.
+func (c *Command) wrapped(wrapper, assigns []string) {
+	c.Wrapper = strings.TrimSuffix(strings.Join(wrapper, " "), " env")
+	if containerRE.MatchString(path.Base(wrapper[0])) {
+		for k := 1; k < len(wrapper); k++ {
+			w := wrapper[k]
+			var kv string
+			switch {
+			case (w == "-e" || w == "--env") && k+1 < len(wrapper):
+				k++
+				kv = wrapper[k]
+			case strings.HasPrefix(w, "--env="):
+				kv = w[len("--env="):]
+			case strings.HasPrefix(w, "-e") && envNameRE.MatchString(w[2:]):
+				kv = w[2:]
+			}
+			if envNameRE.MatchString(kv) {
+				name, value, _ := strings.Cut(kv, "=")
+				c.setEnv(name, value)
+			}
+		}
+	}
+	for _, kv := range assigns {
+		name, value, _ := strings.Cut(kv, "=")
+		c.setEnv(name, value)
+	}
+}
+
+// setEnv sets one variable of the command's environment.
+func (c *Command) setEnv(name, value string) {
+	if _, seen := c.Env[name]; !seen {
+		c.EnvOrder = append(c.EnvOrder, name)
+	}
+	c.Env[name] = value
+}
 
 // launchPrefix recognises how the words start sglang and returns the words
 // after it.
@@ -557,4 +640,30 @@ func typeOK(typ, v string) (bool, string) {
 		return true, typ
 	}
 	return true, typ
+}
+
+// imageRE is an sglang image with its release in the tag:
+// lmsysorg/sglang:v0.4.6.post1-cu124 gives 0.4.6.post1.
+var imageRE = regexp.MustCompile(`^(?:[\w.:-]+/)*[\w.-]*sglang[\w.-]*(?::v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)\b[\w.-]*|:[\w.-]+)?(?:@sha256:[0-9a-f]+)?$`)
+
+// ImageRelease says whether words run the command in a container, whose
+// own Python is the one that runs it rather than this machine's, and the
+// release an sglang image's tag names ("" for latest, nightly, a digest or
+// another image).
+func ImageRelease(words []string) (release string, inImage bool) {
+	if len(words) == 0 || !containerRE.MatchString(path.Base(words[0])) {
+		return "", false
+	}
+	for _, w := range words[1:] {
+		if strings.HasPrefix(w, "-") {
+			continue
+		}
+		if _, _, err := launchPrefix([]string{w, "-m", "sglang.launch_server"}); err == nil || w == "sglang" {
+			break // the command itself starts here
+		}
+		if m := imageRE.FindStringSubmatch(w); m != nil {
+			return m[1], true
+		}
+	}
+	return "", true
 }

@@ -110,7 +110,9 @@ func TestParseSyntax(t *testing.T) {
 }
 
 func TestParseNotLaunch(t *testing.T) {
-	for _, line := range []string{"", "A=1", "vllm serve Qwen/Qwen3-8B", "python -m vllm.entrypoints.openai.api_server", "python train.py", "sglang bench"} {
+	for _, line := range []string{"", "A=1", "vllm serve Qwen/Qwen3-8B", "python -m vllm.entrypoints.openai.api_server", "python train.py", "sglang bench",
+		"docker run --rm alpine echo sglang", "docker run -it lmsysorg/sglang:latest bash", "srun -N 2 python train.py --model-path m",
+		"bash -c 'echo sglang'", "docker run vllm/vllm-openai --model-path m"} {
 		words, _ := Split(line)
 		if _, err := Parse(words, "command line", flagTable(t)); !errors.Is(err, ErrNotLaunch) {
 			t.Errorf("Parse(%q) error = %v, want ErrNotLaunch", line, err)
@@ -271,5 +273,60 @@ func TestUnknownFlagOfANewerRelease(t *testing.T) {
 	}
 	if sev["--enable-lean-attention"] != patterns.SeverityWarning || sev["--tp-szie 2"] != 0 {
 		t.Errorf("severities %v: want a warning for the unknown flag, the record's for the typo", sev)
+	}
+}
+
+// A launch command run by a container, a job launcher or a shell is found
+// inside it, with the environment the wrapper gives it.
+func TestParseInsideWrapper(t *testing.T) {
+	tests := []struct {
+		line, wrapper, prefix, model string
+		env                          map[string]string
+	}{
+		{"docker run --gpus all --shm-size 32g -e HF_TOKEN=x --env=SGLANG_A=1 -eSGLANG_B=2 -e PASSED -p 30000:30000 lmsysorg/sglang:v0.4.6 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B",
+			"docker run --gpus all --shm-size 32g -e HF_TOKEN=x --env=SGLANG_A=1 -eSGLANG_B=2 -e PASSED -p 30000:30000 lmsysorg/sglang:v0.4.6", "python3 -m sglang.launch_server", "Qwen/Qwen3-8B",
+			map[string]string{"HF_TOKEN": "x", "SGLANG_A": "1", "SGLANG_B": "2"}},
+		{"podman run --env NCCL_DEBUG=INFO img sglang serve --model-path m", "podman run --env NCCL_DEBUG=INFO img", "sglang serve", "m",
+			map[string]string{"NCCL_DEBUG": "INFO"}},
+		{"CUDA_VISIBLE_DEVICES=0,1 srun -N 1 --gpus 8 uv run python -m sglang.launch_server --model-path m", "srun -N 1 --gpus 8 uv run", "python -m sglang.launch_server", "m",
+			map[string]string{"CUDA_VISIBLE_DEVICES": "0,1"}},
+		{"docker run img env SGLANG_X=1 TORCH_Y=2 python3 -m sglang.launch_server --model-path m", "docker run img", "python3 -m sglang.launch_server", "m",
+			map[string]string{"SGLANG_X": "1", "TORCH_Y": "2"}},
+		{`bash -c "NCCL_IB_DISABLE=1 nohup python -m sglang.launch_server --model-path m --port 30000"`, "bash -c", "python -m sglang.launch_server", "m",
+			map[string]string{"NCCL_IB_DISABLE": "1"}},
+		{`kubectl exec -it sglang-0 -- sh -c 'python3 /sgl/python/sglang/launch_server.py --model-path m'`, "kubectl exec -it sglang-0 -- sh -c", "python3 /sgl/python/sglang/launch_server.py", "m",
+			map[string]string{}},
+	}
+	for _, tc := range tests {
+		c := parse(t, tc.line)
+		if c.Wrapper != tc.wrapper || c.Prefix != tc.prefix || c.Str("model_path") != tc.model {
+			t.Errorf("%s:\n wrapper %q prefix %q model %q\n want    %q        %q       %q", tc.line, c.Wrapper, c.Prefix, c.Str("model_path"), tc.wrapper, tc.prefix, tc.model)
+		}
+		if !maps.Equal(c.Env, tc.env) {
+			t.Errorf("%s: env %v, want %v", tc.line, c.Env, tc.env)
+		}
+	}
+}
+
+func TestImageRelease(t *testing.T) {
+	tests := []struct {
+		line, release string
+		inImage       bool
+	}{
+		{"docker run --gpus all lmsysorg/sglang:v0.4.6.post1-cu124 python3 -m sglang.launch_server", "0.4.6.post1", true},
+		{"podman run -e A=1 docker.io/lmsysorg/sglang:0.5.3rc2-rocm630-mi30x sglang serve", "0.5.3rc2", true},
+		{"docker run lmsysorg/sglang:latest python3 -m sglang.launch_server", "", true},
+		{"docker run lmsysorg/sglang python3 -m sglang.launch_server", "", true},
+		{"docker run registry.local:5000/team/sglang-custom:v0.5.8 python3 -m sglang.launch_server", "0.5.8", true},
+		{"docker run my/llm:v1.2.3 python3 -m sglang.launch_server", "", true},
+		{"docker run my/llm:v1.2.3 python3 /opt/sglang:v0.4.6/launch_server.py", "", true},
+		{"srun lmsysorg/sglang:v0.4.6 python3 -m sglang.launch_server", "", false},
+		{"python3 -m sglang.launch_server --model-path lmsysorg/sglang:v0.4.6", "", false},
+	}
+	for _, tc := range tests {
+		words, _ := Split(tc.line)
+		if release, in := ImageRelease(words); release != tc.release || in != tc.inImage {
+			t.Errorf("ImageRelease(%q) = %q, %v; want %q, %v", tc.line, release, in, tc.release, tc.inImage)
+		}
 	}
 }

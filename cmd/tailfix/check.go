@@ -23,7 +23,7 @@ type checkCmd struct {
 	SglangSrc     string   `name:"sglang-src" help:"The installed sglang package's directory (the one holding srt/server_args.py), or a checkout of sglang: for a release newer than tailfix knows, its flags are read from there. By default the command's Python is asked where sglang is installed." placeholder:"DIR" type:"path"`
 	Prefill       string   `help:"A prefill server's launch command, as one shell-quoted string; with --decode, the two are also checked against each other." placeholder:"CMD"`
 	Decode        string   `help:"A decode server's launch command, as one shell-quoted string." placeholder:"CMD"`
-	Command       []string `arg:"" optional:"" passthrough:"" name:"COMMAND" help:"The launch command, after --: python -m sglang.launch_server …, sglang serve … or launch_server.py …, with environment assignments before it if any."`
+	Command       []string `arg:"" optional:"" passthrough:"" name:"COMMAND" help:"The launch command, after --: python -m sglang.launch_server …, sglang serve … or launch_server.py …, with environment assignments before it if any; or a command that runs it (docker run … IMAGE python -m sglang.launch_server …, srun …, bash -c …), whose -e NAME=VALUE options are its environment."`
 }
 
 const checkUsage = "tailfix check -- python -m sglang.launch_server --model-path M …, or tailfix check --prefill 'CMD' --decode 'CMD'"
@@ -53,10 +53,17 @@ func (c *checkCmd) Run(e *env) error {
 		if pair {
 			words = strings.Fields(cmp.Or(c.Prefill, c.Decode))
 		}
-		var found string
-		version, found = installedSglang(words)
-		src = cmp.Or(src, found)
-		e.log.Debug().Str("version", version).Str("source", found).Msg("installed sglang")
+		if release, inImage := launch.ImageRelease(words); inImage {
+			// The image's own Python runs the command: its tag is the
+			// release when it names one, else the newest table.
+			version = release
+			e.log.Debug().Str("version", version).Msg("sglang of the container image")
+		} else {
+			var found string
+			version, found = installedSglang(words)
+			src = cmp.Or(src, found)
+			e.log.Debug().Str("version", version).Str("source", found).Msg("installed sglang")
+		}
 	}
 	if version != "none" {
 		h, err := patterns.FlagHistories()
