@@ -217,3 +217,26 @@ func TestGeneratedWarningWrapperIsNoError(t *testing.T) {
 		t.Errorf("got %q, want no unknown error", got)
 	}
 }
+
+// A request logged with its prompt and its answer (--log-requests) carries
+// what users and models wrote: a traceback or an error quoted there is no
+// error of the server's, while the traceback the server prints after it
+// still is.
+func TestRequestLogQuotesNoError(t *testing.T) {
+	m := builtinMatcher(t)
+	const log = `[2026-01-02 10:00:01] Receive: obj=GenerateReqInput(text=None, messages=[{'role': 'user', 'content': 'Why does it fail? Traceback (most recent call last):\n  File "a.py", line 3\nRuntimeError: CUDA error: an illegal memory access was encountered'}], rid='a1')
+[2026-01-02 10:00:02 TP0] Prefill batch. #new-seq: 1, #new-token: 57, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0
+[2026-01-02 10:00:03] Finish: obj=GenerateReqInput(rid='a1'), out={'text': 'Segmentation fault (core dumped) means the process crashed', 'meta_info': {'id': 'a1'}}
+`
+	if got := brief(occurrences(t, m, log, 0)); got != "" {
+		t.Errorf("request log: got\n%s want no finding", got)
+	}
+	const crash = `[2026-01-02 10:00:04 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 2950, in run_scheduler_process
+    scheduler.event_loop_normal()
+RuntimeError: CUDA error: an illegal memory access was encountered
+`
+	if got := brief(occurrences(t, m, log+crash, 0)); !strings.Contains(got, "torch/cuda-illegal-memory-access 4-7") {
+		t.Errorf("request log, then a crash: got\n%s want the crash at lines 4-7", got)
+	}
+}

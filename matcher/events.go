@@ -499,6 +499,12 @@ func (e *Engine) open(ln *Line, owners []int32) {
 	}
 	if benign {
 		hits = hits[:0]
+		// A harmless line that quotes a traceback inside itself (a request
+		// logged with its prompt) starts none; one that begins with its
+		// head, or announces it for the lines after it, does.
+		if opens && native == "" && !bytes.HasPrefix(msg, tracebackHead) && !announcedHead(msg) && !threadLike(msg) {
+			opens = false
+		}
 		if ln.Record && !opens && !isExc {
 			// A harmless record's message may go on over lines without
 			// a header (a library's explanation, its own list of
