@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,7 +49,30 @@ func main() {
 		// heap doubles, for some more CPU.
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	stop := profile(os.Getenv("TAILFIX_CPUPROFILE"), os.Stderr)
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// profile writes a CPU profile of the whole run to path, when it is set,
+// for `go tool pprof`; the function it returns ends the profile.
+func profile(path string, stderr io.Writer) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tailfix: TAILFIX_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 // memoryLimit is the soft limit of the Go heap unless GOMEMLIMIT sets one.

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -27,4 +28,21 @@ func TestScripts(t *testing.T) {
 			return os.CopyFS(filepath.Join(env.WorkDir, "logs"), os.DirFS(logs))
 		},
 	})
+}
+
+// TAILFIX_CPUPROFILE names a file the run's CPU profile is written to; an
+// unwritable one is reported and the run goes on.
+func TestProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.out")
+	var stderr strings.Builder
+	stop := profile(path, &stderr)
+	stop()
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 || stderr.Len() != 0 {
+		t.Errorf("profile(%q): %v, stderr %q; want a profile written", path, err, stderr.String())
+	}
+	profile(filepath.Join(t.TempDir(), "no", "such", "dir"), &stderr)()
+	if !strings.Contains(stderr.String(), "TAILFIX_CPUPROFILE") {
+		t.Errorf("unwritable profile: stderr %q, want it named", stderr.String())
+	}
+	profile("", &stderr)() // nothing to do
 }
