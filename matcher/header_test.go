@@ -445,6 +445,26 @@ var headerShapes = []struct {
 		want: keyErrorAt("1-4", "", "2026-03-14T06:20:31.5Z"),
 	},
 	{
+		name: "logfmt lines, one line of the traceback each",
+		log: lines(
+			`ts=2026-03-14T06:20:31 level=error pod=sglang-0 msg="Traceback (most recent call last):"`,
+			`ts=2026-03-14T06:20:31 level=error pod=sglang-0 msg="  File \"/opt/app/loader.py\", line 88, in load_weights"`,
+			`ts=2026-03-14T06:20:31 level=error pod=sglang-0 msg="    param = params_dict[name]"`,
+			`ts=2026-03-14T06:20:31 level=error pod=sglang-0 msg="KeyError: 'lm_head.weight_scale'"`,
+		),
+		want: keyErrorAt("1-4", "", "2026-03-14T06:20:31"),
+	},
+	{
+		name: "a logfmt record holding a whole traceback, and lines that only look like logfmt",
+		log: lines(
+			`time=2026-03-14T06:20:30 level=info msg=starting`,
+			`Using tp_size=2 dp_size=1 for this run`,
+			`ts=2026-03-14T06:20:31 lvl=ERROR message="load failed\nTraceback (most recent call last):\n  File \"/opt/app/loader.py\", line 88, in load_weights\n    param = params_dict[name]\nKeyError: 'lm_head.weight_scale'" caller=loader.go:12`,
+			`tp_size=2 dp_size=1`,
+		),
+		want: keyErrorAt("3-3", "", "2026-03-14T06:20:31"),
+	},
+	{
 		name: "a JSON record at error level whose message has no word of failure",
 		log: lines(
 			`{"time": "2026-03-14T06:20:30", "level": "INFO", "message": "engine ready"}`,

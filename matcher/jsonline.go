@@ -31,6 +31,9 @@ var (
 // still escaped; the time and level are kept.
 func (j *jsonLine) parse(line []byte) ([]byte, bool) {
 	t := bytes.TrimSpace(line)
+	if len(t) > 0 && t[0] != '{' {
+		return j.parseLogfmt(t)
+	}
 	if len(t) < len(`{"msg":""}`) || t[0] != '{' || t[len(t)-1] != '}' {
 		return nil, false
 	}
@@ -241,4 +244,87 @@ func (e *Engine) feedJSON(msg []byte) {
 		e.processLine(j.text[pos:end], j.owners)
 		pos = end + 1
 	}
+}
+
+// parseLogfmt reads a logfmt line, as Go services and log shippers write
+// records (ts=… level=error msg="…"): nothing but key=value pairs, values
+// bare or double-quoted with backslash escapes, one of them the message.
+// It returns the message, still escaped, and keeps the time and level.
+func (j *jsonLine) parseLogfmt(t []byte) ([]byte, bool) {
+	// The first word is a key: most lines are turned away here.
+	if eq := bytes.IndexByte(t, '='); eq <= 0 || !logfmtKey(t[:eq]) {
+		return nil, false
+	}
+	var msg, ts, level []byte
+	found := false
+	for len(t) > 0 {
+		eq := bytes.IndexByte(t, '=')
+		if eq <= 0 || !logfmtKey(t[:eq]) {
+			return nil, false
+		}
+		key := t[:eq]
+		t = t[eq+1:]
+		var v []byte
+		if len(t) > 0 && t[0] == '"' {
+			end := closingQuote(t)
+			if end < 0 {
+				return nil, false
+			}
+			v, t = t[1:end], t[end+1:]
+		} else {
+			end := bytes.IndexByte(t, ' ')
+			if end < 0 {
+				end = len(t)
+			}
+			v, t = t[:end], t[end:]
+		}
+		t = bytes.TrimLeft(t, " ")
+		switch string(key) {
+		case "msg", "message":
+			msg, found = v, true
+		case "ts", "time", "timestamp":
+			ts = v
+		case "level", "lvl", "severity":
+			level = v
+		}
+	}
+	if !found {
+		return nil, false
+	}
+	j.time = append(j.time[:0], ts...)
+	j.level = LevelNone
+	for _, w := range levelWords {
+		if bytes.EqualFold(level, []byte(w.word)) {
+			j.level = w.level
+		}
+	}
+	return msg, true
+}
+
+// logfmtKey reports whether b is a logfmt key: a letter or '_', then
+// letters, digits, '_', '.' or '-'.
+func logfmtKey(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '.' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// closingQuote returns the index of the quote that ends the quoted value
+// at the start of b, or -1.
+func closingQuote(b []byte) int {
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
 }
