@@ -302,12 +302,14 @@ func (e *Engine) Flush() {
 }
 
 // release assembles the lines held for a proposed header that the input
-// ended before deciding.
+// ended, or paused, before deciding. A header that every line of the
+// input carried is learnt: a log of a line or two (an error pasted with
+// its collector's prefix) has no more lines to repeat it.
 func (e *Engine) release() {
 	// Replaying the lines held for the outer header may hold lines for
 	// an inner one.
 	for p := e.proposing(); p != nil; p = e.proposing() {
-		p.giveUp()
+		p.settle()
 		e.replay(p)
 	}
 }

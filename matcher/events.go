@@ -178,7 +178,11 @@ func (e *Engine) propose(p *headerLearner, rest []byte, l *Line, raw []byte, own
 	e.hold(raw, owners)
 	if p.lookBack(recent, &e.hnorm) {
 		e.replay(p)
+		return true
 	}
+	// Every line before the proposing one carried the header (or there
+	// was none): the whole input so far is in its shape.
+	p.fromStart = recent != &noRecent && int64(p.carried) == e.line
 	return true
 }
 

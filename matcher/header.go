@@ -137,6 +137,7 @@ type headerLearner struct {
 	prop      shape  // the proposed header
 	carried   int    // held lines that carry prop
 	missed    int    // held lines that do not
+	fromStart bool   // every line before the proposing one carried prop
 	cur       shape  // scratch: the shape of the line at hand
 	rank      []byte // scratch: "rank" and the header's rank number
 	// outer is the header this one is learnt under, or nil: a second
@@ -567,8 +568,17 @@ func (h *headerLearner) decide() bool {
 	return true
 }
 
-// giveUp ends a proposal undecided, at the end of input.
+// giveUp ends a proposal undecided.
 func (h *headerLearner) giveUp() {
+	h.proposing = false
+}
+
+// settle ends a proposal when the input ends or pauses: learnt when every
+// line of the input carried it, else given up.
+func (h *headerLearner) settle() {
+	if h.fromStart && h.missed == 0 {
+		h.learnt, h.hdr, h.hist = true, h.prop, 1<<hdrWindow-1
+	}
 	h.proposing = false
 }
 

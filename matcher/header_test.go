@@ -445,6 +445,19 @@ var headerShapes = []struct {
 		want: keyErrorAt("1-4", "", "2026-03-14T06:20:31.5Z"),
 	},
 	{
+		name: "a log of one line under a collector's prefix",
+		log:  lines(`[pod/sglang-0/server] KeyError: 'lm_head.weight_scale'`),
+		want: `unknown/error 1-1 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
+		name: "a log of two lines, quoted, under journald's header",
+		log: lines(
+			`> Mar 14 06:20:31 gpu-node-4 python3[5120]: Loading weights`,
+			`> Mar 14 06:20:31 gpu-node-4 python3[5120]: KeyError: 'lm_head.weight_scale'`,
+		),
+		want: `unknown/error 2-2 rank="" time="Mar 14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
 		name: "logfmt lines, one line of the traceback each",
 		log: lines(
 			`ts=2026-03-14T06:20:31 level=error pod=sglang-0 msg="Traceback (most recent call last):"`,
