@@ -92,11 +92,8 @@ func Parse(words []string, source string, table *patterns.FlagTable) (*Command, 
 	i := c.lead(words)
 	rest, prefix, err := launchPrefix(words[i:])
 	if err != nil {
-		inner, ok := c.unwrap(words[i:])
-		if !ok {
-			return nil, err
-		}
-		if rest, prefix, err = launchPrefix(inner); err != nil {
+		var ok bool
+		if rest, prefix, ok = c.unwrap(words[i:]); !ok {
 			return nil, err
 		}
 	}
@@ -114,24 +111,29 @@ var containerRE = regexp.MustCompile(`^(?:docker|podman|nerdctl|apptainer|singul
 // unwrap finds the launch command inside a command that runs it — a
 // container (docker run … IMAGE python -m sglang.launch_server …), a job
 // launcher (srun, uv run, conda run), a shell (bash -c '…') — and returns
-// its words. The environment the wrapper gives it (a container's -e
-// NAME=VALUE, NAME=VALUE words just before it) goes to c.Env.
-func (c *Command) unwrap(words []string) ([]string, bool) {
+// what launchPrefix returns for it. The environment the wrapper gives it
+// (a container's -e NAME=VALUE, NAME=VALUE words just before it) goes to
+// c.Env.
+func (c *Command) unwrap(words []string) (rest []string, prefix string, ok bool) {
 	for j := 1; j < len(words); j++ {
 		w := words[j]
 		if words[j-1] == "-c" && strings.Contains(w, "sglang") {
 			inner, err := Split(w)
 			if err != nil {
-				return nil, false
+				return nil, "", false
 			}
 			c.wrapped(words[:j], nil)
 			inner = inner[c.lead(inner):]
-			if _, _, err := launchPrefix(inner); err == nil {
-				return inner, true
+			if rest, prefix, err := launchPrefix(inner); err == nil {
+				return rest, prefix, true
 			}
 			return c.unwrap(inner)
 		}
-		if _, _, err := launchPrefix(words[j:]); err != nil || strings.HasPrefix(w, "-") {
+		if !launcher(w) {
+			continue
+		}
+		rest, prefix, err := launchPrefix(words[j:])
+		if err != nil {
 			continue
 		}
 		k := j
@@ -139,9 +141,16 @@ func (c *Command) unwrap(words []string) ([]string, bool) {
 			k--
 		}
 		c.wrapped(words[:k], words[k:j])
-		return words[j:], true
+		return rest, prefix, true
 	}
-	return nil, false
+	return nil, "", false
+}
+
+// launcher reports whether a word may start sglang: a Python interpreter,
+// the sglang script or launch_server.py.
+func launcher(w string) bool {
+	b := path.Base(w)
+	return pythonRE.MatchString(b) || b == "sglang" || strings.HasSuffix(b, "launch_server.py")
 }
 
 // lead takes the environment assignments and the plain wrappers (env,
@@ -655,13 +664,10 @@ func ImageRelease(words []string) (release string, inImage bool) {
 		return "", false
 	}
 	for _, w := range words[1:] {
-		if strings.HasPrefix(w, "-") {
-			continue
-		}
-		if _, _, err := launchPrefix([]string{w, "-m", "sglang.launch_server"}); err == nil || w == "sglang" {
+		if launcher(w) {
 			break // the command itself starts here
 		}
-		if m := imageRE.FindStringSubmatch(w); m != nil {
+		if m := imageRE.FindStringSubmatch(w); m != nil && !strings.HasPrefix(w, "-") {
 			return m[1], true
 		}
 	}

@@ -89,12 +89,12 @@ var attentionBackends = []string{"attention_backend", "prefill_attention_backend
 // backends sglang itself uses with SGLANG_MINICPM_FORCE_DENSE.
 var denseMiniCPM = map[string]string{"minicpm_flashattn": "fa3", "minicpm_flashinfer": "flashinfer"}
 
-// rules run on every command, in this order: launch-time rejections of the
-// model's own checks, then argument checks, then errors that come later.
 // checkpointExts are the extensions of single checkpoint files, which
 // --model-path does not take (a .gguf file it does).
 var checkpointExts = []string{".pth", ".pt", ".bin", ".ckpt", ".safetensors", ".pkl", ".tar"}
 
+// rules run on every command, in this order: launch-time rejections of the
+// model's own checks, then argument checks, then errors that come later.
 var rules = []rule{
 	{"sglang/model-path-is-a-file", func(e *env) []Issue {
 		path := e.c.Str("model_path")

@@ -939,8 +939,9 @@ func (e *Engine) frameLine(ev *event, msg []byte, indented, blank bool) ([]byte,
 	return msg, true
 }
 
-// IPython prints a traceback its own way: the class before the head ("AttributeError    Traceback (most recent call last)"), each frame
-// as the file or cell and the function ("<ipython-input-3-ac9a> in
+// IPython prints a traceback its own way: the class before the head
+// ("AttributeError    Traceback (most recent call last)"), each frame as
+// the file or cell and the function ("<ipython-input-3-ac9a> in
 // <module>", "/opt/app/x.py in f(a, b)", "Cell In[3], line 11", "File
 // /opt/app/x.py:54, in f(a)", or Colab's "[/opt/app/x.py](https://…) in
 // f(a)"), then numbered lines of code around the one that ran ("---> 11

@@ -559,7 +559,7 @@ func (h *headerLearner) narrow() bool {
 func (h *headerLearner) decide() bool {
 	switch {
 	case h.carried >= hdrRepeats:
-		h.learnt, h.hdr, h.hist = true, h.prop, 1<<hdrWindow-1
+		h.learn()
 	case h.missed > hdrWindow-hdrRepeats:
 	default:
 		return false
@@ -577,9 +577,15 @@ func (h *headerLearner) giveUp() {
 // line of the input carried it, else given up.
 func (h *headerLearner) settle() {
 	if h.fromStart && h.missed == 0 {
-		h.learnt, h.hdr, h.hist = true, h.prop, 1<<hdrWindow-1
+		h.learn()
 	}
 	h.proposing = false
+}
+
+// learn makes the proposed header the learnt one, as carried by all of the
+// last lines.
+func (h *headerLearner) learn() {
+	h.learnt, h.hdr, h.hist = true, h.prop, 1<<hdrWindow-1
 }
 
 // under returns what of a normalized line this header is looked for in:

@@ -57,11 +57,7 @@ func (j *jsonLine) parse(line []byte) ([]byte, bool) {
 	j.level = LevelNone
 	for _, k := range jsonLevelKeys {
 		if v, ok := jsonString(t, k); ok {
-			for _, w := range levelWords {
-				if bytes.EqualFold(v, []byte(w.word)) {
-					j.level = w.level
-				}
-			}
+			j.level = levelNamed(v)
 			break
 		}
 	}
@@ -122,14 +118,8 @@ func jsonString(obj []byte, key string) ([]byte, bool) {
 		if i >= len(obj) || obj[i] != '"' {
 			continue
 		}
-		i++
-		for s := i; i < len(obj); i++ {
-			switch obj[i] {
-			case '\\':
-				i++
-			case '"':
-				return obj[s:i], true
-			}
+		if end := closingQuote(obj[i:]); end >= 0 {
+			return obj[i+1 : i+end], true
 		}
 		return nil, false
 	}
@@ -251,13 +241,11 @@ func (e *Engine) feedJSON(msg []byte) {
 // bare or double-quoted with backslash escapes, one of them the message.
 // It returns the message, still escaped, and keeps the time and level.
 func (j *jsonLine) parseLogfmt(t []byte) ([]byte, bool) {
-	// The first word is a key: most lines are turned away here.
-	if eq := bytes.IndexByte(t, '='); eq <= 0 || !logfmtKey(t[:eq]) {
-		return nil, false
-	}
 	var msg, ts, level []byte
 	found := false
 	for len(t) > 0 {
+		// Each word starts with a key: most lines are turned away at
+		// their first.
 		eq := bytes.IndexByte(t, '=')
 		if eq <= 0 || !logfmtKey(t[:eq]) {
 			return nil, false
@@ -292,13 +280,19 @@ func (j *jsonLine) parseLogfmt(t []byte) ([]byte, bool) {
 		return nil, false
 	}
 	j.time = append(j.time[:0], ts...)
-	j.level = LevelNone
+	j.level = levelNamed(level)
+	return msg, true
+}
+
+// levelNamed returns the level a record's level field names, or LevelNone.
+func levelNamed(v []byte) Level {
+	level := LevelNone
 	for _, w := range levelWords {
-		if bytes.EqualFold(level, []byte(w.word)) {
-			j.level = w.level
+		if bytes.EqualFold(v, []byte(w.word)) {
+			level = w.level
 		}
 	}
-	return msg, true
+	return level
 }
 
 // logfmtKey reports whether b is a logfmt key: a letter or '_', then
@@ -315,8 +309,8 @@ func logfmtKey(b []byte) bool {
 	return len(b) > 0
 }
 
-// closingQuote returns the index of the quote that ends the quoted value
-// at the start of b, or -1.
+// closingQuote returns the index of the quote that ends the quoted string
+// at the start of b (a JSON or logfmt value), or -1.
 func closingQuote(b []byte) int {
 	for i := 1; i < len(b); i++ {
 		switch b[i] {
