@@ -181,8 +181,10 @@ func (e *Engine) propose(p *headerLearner, rest []byte, l *Line, raw []byte, own
 		return true
 	}
 	// Every line before the proposing one carried the header (or there
-	// was none): the whole input so far is in its shape.
-	p.fromStart = recent != &noRecent && int64(p.carried) == e.line
+	// was none): the whole input so far is in its shape. A line replayed
+	// for an outer header reads no lines back, so only the first line
+	// of the input is in that case: an inner header proposed on it.
+	p.fromStart = int64(p.carried) == e.line
 	return true
 }
 

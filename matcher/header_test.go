@@ -450,6 +450,11 @@ var headerShapes = []struct {
 		want: `unknown/error 1-1 rank="" time="" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
 	},
 	{
+		name: "a log of one line: a quote around journald's header, a platform's stamp and a logger's fields",
+		log:  lines(`> Mar 14 06:20:31 gpu-node-4 python3[5120]: 2026-03-14T06:20:31.097121828Z 2026-03-14 06:20:31,096 - sglang - INFO - [2026-03-14 06:20:31 TP0] KeyError: 'lm_head.weight_scale'`),
+		want: `unknown/error 1-1 rank="TP0" time="2026-03-14 06:20:31" exc="KeyError" msg="'lm_head.weight_scale'"` + "\n",
+	},
+	{
 		name: "a log of two lines, quoted, under journald's header",
 		log: lines(
 			`> Mar 14 06:20:31 gpu-node-4 python3[5120]: Loading weights`,
