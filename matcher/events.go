@@ -1341,8 +1341,18 @@ func (e *Engine) closeEvent(i int) {
 // over.
 const maxBenignLines = 64
 
-// occurrence decides what group g of an event was.
+// occurrence decides what group g of an event was. The record of a user's
+// pack that it names has its title, cause and fix loaded (see
+// patterns.Record.Load) before it goes out.
 func (e *Engine) occurrence(ev *event, g int, split bool) (Occurrence, bool) {
+	o, ok := e.decideOccurrence(ev, g, split)
+	if ok && o.Record != nil {
+		_ = o.Record.Load() // a failure is in the record's cause
+	}
+	return o, ok
+}
+
+func (e *Engine) decideOccurrence(ev *event, g int, split bool) (Occurrence, bool) {
 	o := Occurrence{Source: e.source, Line: ev.start, EndLine: ev.end, Time: ev.time, Rank: ev.rank, Config: ev.config}
 	if ev.mem.known() || ev.prev != nil || ev.command != nil {
 		o.Config = context{base: ev.config, mem: ev.mem, prev: ev.prev, command: ev.command}

@@ -16,6 +16,7 @@ import (
 // also proves the automaton proposes the line. It returns one problem per
 // failed line, and the number of lines tested.
 func (m *Matcher) TestRecords() (failures []patterns.Problem, lines int) {
+	_ = m.pack.LoadAll() // a record that cannot be read again fails its tests
 	for _, r := range m.pack.Records {
 		check := func(line string, want bool) {
 			lines++

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -152,15 +153,20 @@ func Load(fsys fs.FS, prefix string) (*Pack, error) {
 // loadFiles reads the named pattern files of fsys; user says they are a
 // user's pack rather than the package's own sources.
 func loadFiles(fsys fs.FS, prefix string, names []string, user bool) (*Pack, error) {
-	// Files are parsed in parallel, and their records kept in file order.
+	// Files are parsed and checked in parallel, and their records kept
+	// in file order.
 	parsed := make([][]*Record, len(names))
 	errs := make([]error, len(names))
+	// As many at a time as there are processors: a file's text is held
+	// only while it is parsed.
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, name := range names {
 		wg.Add(1)
+		slots <- struct{}{}
 		go func() {
-			defer wg.Done()
-			parsed[i], errs[i] = parseFile(fsys, name, path.Join(prefix, name))
+			defer func() { <-slots; wg.Done() }()
+			parsed[i], errs[i] = parseFile(fsys, name, path.Join(prefix, name), user)
 		}()
 	}
 	wg.Wait()
@@ -171,15 +177,6 @@ func loadFiles(fsys fs.FS, prefix string, names []string, user bool) (*Pack, err
 		}
 		recs = append(recs, parsed[i]...)
 	}
-	for _, r := range recs {
-		r.user = user
-		if r.Gen != nil && r.Where != nil && path.Ext(r.Origin) == ".tsv" {
-			continue // made by the builder, which checks each record it writes
-		}
-		if err := r.Validate(); err != nil {
-			return nil, err
-		}
-	}
 	// related: and follows: may name records of the pack these join (a
 	// user's record pointing at a built-in one): they are checked there.
 	return index(recs, false)
@@ -189,17 +186,22 @@ func loadFiles(fsys fs.FS, prefix string, names []string, user bool) (*Pack, err
 // records is a few megabytes.
 const maxPackFileBytes = 64 << 20
 
-// parseFile reads one pattern file, YAML or seed JSON. A named pipe, a
-// device or a file over maxPackFileBytes is refused with an error naming
-// it, never read.
-func parseFile(fsys fs.FS, name, display string) ([]*Record, error) {
+// parseFile reads one pattern file, YAML or seed JSON, and checks its
+// records. A named pipe, a device or a file over maxPackFileBytes is
+// refused with an error naming it, never read.
+func parseFile(fsys fs.FS, name, display string, user bool) ([]*Record, error) {
+	ext := path.Ext(name)
+	if user && ext != ".json" && ext != ".tsv" {
+		return parseUserYAML(fsys, name, display)
+	}
 	data, err := regular.ReadFS(fsys, name, maxPackFileBytes)
 	if err != nil {
 		return nil, err
 	}
-	switch path.Ext(name) {
+	var recs []*Record
+	switch ext {
 	case ".json":
-		return ParseSeed(display, data)
+		recs, err = ParseSeed(display, data)
 	case ".tsv":
 		// A table of generated records, such as patterns learn writes:
 		// read as the built-in one is, each regexp compiled when first
@@ -207,9 +209,63 @@ func parseFile(fsys fs.FS, name, display string) ([]*Record, error) {
 		if !IsSitesTable(data) {
 			return nil, nil
 		}
-		return ReadSites(display, data)
+		recs, err = ReadSites(display, data)
+	default:
+		recs, err = ParseYAML(display, data)
 	}
-	return ParseYAML(display, data)
+	if err != nil {
+		return nil, err
+	}
+	return recs, check(recs, user)
+}
+
+// parseUserYAML reads a YAML file of a user's pack and checks its records.
+// In the usual layout they are then kept slim (see slim): what is left of
+// them is read again from the file when needed.
+func parseUserYAML(fsys fs.FS, name, display string) ([]*Record, error) {
+	text, err := regular.ReadFSText(fsys, name, maxPackFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	type span struct {
+		r           *Record
+		off, end, n int
+	}
+	var spans []span
+	recs, ok := []*Record(nil), false
+	if printable(text) {
+		recs, ok = parseFast(display, text, 1, func(r *Record, off, end, n int) {
+			spans = append(spans, span{r, off, end, n})
+		})
+	}
+	if !ok {
+		spans = nil
+		if recs, err = ParseYAML(display, []byte(text)); err != nil {
+			return nil, err
+		}
+	}
+	if err := check(recs, true); err != nil {
+		return nil, err
+	}
+	file := &packFile{fsys, name, display}
+	for _, s := range spans {
+		slim(s.r, file, text, s.off, s.end, s.n)
+	}
+	return recs, nil
+}
+
+// check validates the records read from a file.
+func check(recs []*Record, user bool) error {
+	for _, r := range recs {
+		r.user = user
+		if r.Gen != nil && r.Where != nil && path.Ext(r.Origin) == ".tsv" {
+			continue // made by the builder, which checks each record it writes
+		}
+		if err := r.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewPack validates records and indexes them by id. The pack is whole:
@@ -263,7 +319,14 @@ func (r *Record) place() string {
 }
 
 // Lookup returns the record with the given id, or nil.
-func (p *Pack) Lookup(id string) *Record { return p.byID[id] }
+// A slim record is loaded first (see Record.Load).
+func (p *Pack) Lookup(id string) *Record {
+	r := p.byID[id]
+	if r != nil {
+		_ = r.Load() // a failure is in the record's cause
+	}
+	return r
+}
 
 // With returns a pack holding p's records and extra's; a record of extra
 // replaces the one of p with the same id.

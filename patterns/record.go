@@ -101,6 +101,11 @@ func (r *Role) UnmarshalText(b []byte) error {
 }
 
 // Record is one known error.
+//
+// A record of a user's pack file in the usual layout is slim (Slim) once
+// loaded: its Title, Cause, Where, Fix and Tests are empty until Load reads
+// them again from the file. Pack.Lookup, and the matcher for the records
+// of the occurrences it reports, load them.
 type Record struct {
 	ID       string   `yaml:"id" json:"id"`
 	Title    string   `yaml:"title" json:"title"`
@@ -135,6 +140,9 @@ type Record struct {
 	// user is set for a record loaded from a user's pack (Load, LoadDir),
 	// not built in.
 	user bool
+	// rest is set for a slim record: where its title, cause, fix and
+	// tests are read again from (see Load).
+	rest *rest
 }
 
 // checkedMatch is what Validate worked out from a Match: its prefilter

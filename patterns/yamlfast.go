@@ -1,7 +1,6 @@
 package patterns
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -45,6 +44,32 @@ type yparser struct {
 	lines []yline // the current record's
 	i     int
 	ok    bool
+	// The children of the current record's lists and maps, in slices
+	// used again for the next record: a record's tree is gone once its
+	// strings are decoded, and making it anew for each of a hundred
+	// thousand records was most of the garbage of loading them.
+	nodes               [][]ynode
+	keys                [][]string
+	nodesUsed, keysUsed int
+}
+
+// children returns an empty slice for a list's or map's values, and its
+// place to hand back (keep) once filled.
+func (p *yparser) children() (int, []ynode) {
+	if p.nodesUsed == len(p.nodes) {
+		p.nodes = append(p.nodes, make([]ynode, 0, 12))
+	}
+	p.nodesUsed++
+	return p.nodesUsed - 1, p.nodes[p.nodesUsed-1][:0]
+}
+
+// keyList is children for a map's keys.
+func (p *yparser) keyList() (int, []string) {
+	if p.keysUsed == len(p.keys) {
+		p.keys = append(p.keys, make([]string, 0, 12))
+	}
+	p.keysUsed++
+	return p.keysUsed - 1, p.keys[p.keysUsed-1][:0]
 }
 
 // parseYAMLFast parses a pack file written in the common layout; ok is
@@ -52,12 +77,23 @@ type yparser struct {
 // Records are parsed one at a time: what is kept of the file is the
 // records' strings, cut from one copy of it.
 func parseYAMLFast(name string, data []byte) (recs []*Record, ok bool) {
-	if !printable(data) {
+	text := string(data)
+	if !printable(text) {
 		return nil, false
 	}
-	p := &yparser{text: string(data)}
-	slab := make([]Record, 0, bytes.Count(data, []byte("\n-"))+1)
-	for off, n := 0, 1; off < len(p.text); {
+	return parseFast(name, text, 1, nil)
+}
+
+// parseFast is parseYAMLFast on text whose first line is numbered line.
+// span, when not nil, is given each record with its bytes in text (from the
+// end of the record before it) and the number of their first line.
+func parseFast(name, text string, line int, span func(r *Record, off, end, n int)) (recs []*Record, ok bool) {
+	p := &yparser{text: text}
+	slab := make([]Record, 0, strings.Count(text, "\n-")+1)
+	type where struct{ off, end, n int }
+	var spans []where
+	for off, n := 0, line; off < len(p.text); {
+		start, startN := off, n
 		if off, n, ok = p.lexRecord(off, n); !ok {
 			return nil, false
 		}
@@ -68,6 +104,7 @@ func parseYAMLFast(name string, data []byte) (recs []*Record, ok bool) {
 			return nil, false // not a block list at the margin
 		}
 		p.i, p.ok = 0, true
+		p.nodesUsed, p.keysUsed = 0, 0
 		top := p.node(0)
 		if !p.ok || p.i != len(p.lines) || top.kind != 'l' || len(top.list) != 1 {
 			return nil, false
@@ -79,6 +116,7 @@ func parseYAMLFast(name string, data []byte) (recs []*Record, ok bool) {
 		}
 		r.Origin, r.Line = name, top.list[0].line
 		fillNeedles(r)
+		spans = append(spans, where{start, off, startN})
 	}
 	if len(slab) == 0 {
 		return nil, true
@@ -86,13 +124,22 @@ func parseYAMLFast(name string, data []byte) (recs []*Record, ok bool) {
 	recs = make([]*Record, len(slab))
 	for i := range slab {
 		recs[i] = &slab[i]
+		if span != nil {
+			span(recs[i], spans[i].off, spans[i].end, spans[i].n)
+		}
 	}
 	return recs, true
 }
 
+// parseRecordText parses the text of records that parseFast read from a
+// file before, starting on the given line.
+func parseRecordText(text string, line int) ([]*Record, bool) {
+	return parseFast("", text, line, nil)
+}
+
 // printable reports whether data is UTF-8 text of the characters YAML
 // allows, with no tab, CR or byte order mark.
-func printable(data []byte) bool {
+func printable(data string) bool {
 	for i := 0; i < len(data); {
 		c := data[i]
 		if c < utf8.RuneSelf {
@@ -102,7 +149,7 @@ func printable(data []byte) bool {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRune(data[i:])
+		r, n := utf8.DecodeRuneInString(data[i:])
 		if r == utf8.RuneError || r >= 0x80 && r <= 0x9f && r != 0x85 || r == 0xfeff || r == 0xfffe || r == 0xffff {
 			return false
 		}
@@ -167,7 +214,7 @@ func (p *yparser) node(indent int) ynode {
 	}
 	// A scalar alone on its lines: a list item's value.
 	p.i++
-	v, ok := inlineValue(l.text)
+	v, ok := p.inlineValue(l.text)
 	if !ok || p.deeper(indent) {
 		p.ok = false
 	}
@@ -183,7 +230,9 @@ func (p *yparser) deeper(indent int) bool {
 
 // seq parses a block list whose dashes are at indent.
 func (p *yparser) seq(indent int) ynode {
-	n := ynode{kind: 'l', line: p.lines[p.i].n}
+	at, list := p.children()
+	n := ynode{kind: 'l', line: p.lines[p.i].n, list: list}
+	defer func() { p.nodes[at] = n.list }()
 	for p.ok && p.i < len(p.lines) && p.lines[p.i].indent == indent {
 		l := p.lines[p.i]
 		if !l.item {
@@ -207,12 +256,10 @@ func (p *yparser) seq(indent int) ynode {
 
 // mapping parses a block map whose keys are at indent.
 func (p *yparser) mapping(indent int) ynode {
-	// A record has a dozen keys at most, its parts a few.
-	size := 4
-	if indent <= 2 {
-		size = 12
-	}
-	n := ynode{kind: 'm', line: p.lines[p.i].n, keys: make([]string, 0, size), vals: make([]ynode, 0, size)}
+	ka, keys := p.keyList()
+	va, vals := p.children()
+	n := ynode{kind: 'm', line: p.lines[p.i].n, keys: keys, vals: vals}
+	defer func() { p.keys[ka], p.nodes[va] = n.keys, n.vals }()
 	for p.ok && p.i < len(p.lines) && p.lines[p.i].indent == indent {
 		l := p.lines[p.i]
 		key, rest, isKey := cutKey(l.text)
@@ -240,7 +287,7 @@ func (p *yparser) mapping(indent int) ynode {
 			v = p.block(l, rest, indent)
 		default:
 			var ok bool
-			if v, ok = inlineValue(rest); !ok || p.deeper(indent) {
+			if v, ok = p.inlineValue(rest); !ok || p.deeper(indent) {
 				p.ok = false
 			}
 		}
@@ -362,15 +409,15 @@ func cutKey(t string) (key, rest string, ok bool) {
 
 // inlineValue parses a value written on one line: a plain or quoted
 // scalar, a flow list or a flow map, with nothing after it but a comment.
-func inlineValue(t string) (ynode, bool) {
+func (p *yparser) inlineValue(t string) (ynode, bool) {
 	var v ynode
 	var rest string
 	var ok bool
 	switch t[0] {
 	case '[':
-		v, rest, ok = flowList(t)
+		v, rest, ok = p.flowList(t)
 	case '{':
-		v, rest, ok = flowMap(t)
+		v, rest, ok = p.flowMap(t)
 	default:
 		v, rest, ok = scalar(t, false)
 	}
@@ -511,8 +558,10 @@ var simpleEscapes = map[byte]string{
 }
 
 // flowList parses "[a, 'b', c]".
-func flowList(t string) (ynode, string, bool) {
-	n := ynode{kind: 'l', list: []ynode{}}
+func (p *yparser) flowList(t string) (ynode, string, bool) {
+	at, list := p.children()
+	n := ynode{kind: 'l', list: list}
+	defer func() { p.nodes[at] = n.list }()
 	t = strings.TrimLeft(t[1:], " ")
 	if strings.HasPrefix(t, "]") {
 		return n, t[1:], true
@@ -541,9 +590,12 @@ func flowList(t string) (ynode, string, bool) {
 	}
 }
 
-// flowMap parses "{repo: a, file: 'b', line: 3}".
-func flowMap(t string) (ynode, string, bool) {
-	n := ynode{kind: 'm'}
+// flowMap parses "{repo: a, file: 'b', line: 3}" and "{match: [a, b]}".
+func (p *yparser) flowMap(t string) (ynode, string, bool) {
+	ka, keys := p.keyList()
+	va, vals := p.children()
+	n := ynode{kind: 'm', keys: keys, vals: vals}
+	defer func() { p.keys[ka], p.nodes[va] = n.keys, n.vals }()
 	t = strings.TrimLeft(t[1:], " ")
 	for {
 		key, rest, ok := cutKey(t)
@@ -555,7 +607,13 @@ func flowMap(t string) (ynode, string, bool) {
 				return ynode{}, "", false
 			}
 		}
-		v, rest, ok := scalar(rest, true)
+		// A value is a scalar or a flow list of them: {match: [a, b]}.
+		var v ynode
+		if strings.HasPrefix(rest, "[") {
+			v, rest, ok = p.flowList(rest)
+		} else {
+			v, rest, ok = scalar(rest, true)
+		}
 		if !ok {
 			return ynode{}, "", false
 		}

@@ -125,6 +125,8 @@ var yamlCases = []struct {
 	{"CRLF", "- id: a/b\r\n  title: T\r\n", false},
 	{"nested item", "- - id: a/b\n", false},
 	{"flow map of a list", "- id: a/b\n  where: {repo: [a]}\n", false},
+	{"flow map of lists", "- id: a/b\n  tests: {match: [a, 'b: c'], no_match: []}\n  fix: {steps: [x], before: --a 1}\n", true},
+	{"flow list unclosed in a map", "- id: a/b\n  tests: {match: [a, b}\n", false},
 }
 
 func TestParseYAMLFast(t *testing.T) {

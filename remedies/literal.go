@@ -43,6 +43,7 @@ func (l Literal) dest() string {
 // server whose log it is.
 func LiteralFixes(pack *patterns.Pack, table *patterns.FlagTable) []Literal {
 	var out []Literal
+	_ = pack.LoadAll() // a record that cannot be read again has no fix
 	for _, r := range pack.Records {
 		if r.Gen != nil {
 			continue

@@ -18,6 +18,7 @@ type patternsLintCmd struct {
 // healthy logs given through it (matcher.LintHealthy). It prints each
 // problem and a summary.
 func (c *patternsLintCmd) Run(e *env) error {
+	e.whole = true
 	m, err := e.load()
 	if err != nil {
 		return err

@@ -78,11 +78,14 @@ func profile(path string, stderr io.Writer) (stop func()) {
 // memoryLimit is the soft limit of the Go heap unless GOMEMLIMIT sets one.
 const memoryLimit = 100 << 20
 
-// roomForPacks raises the heap's soft limit, when tailfix set it, by twice
-// the bytes of the files under the --patterns dirs: a pack's records keep
-// its text, and under a limit below what they hold the collector would run
-// without end (a pack of 100,000 records took ten times as long to load).
-func roomForPacks(dirs []string) {
+// roomForPacks raises the heap's soft limit, when tailfix set it, by the
+// bytes of the files under the --patterns dirs, or three times as many
+// for a command that reads every record whole (whole): a pack's records
+// keep what matching needs of them, and their automaton, in about as many
+// bytes of heap as their files hold, and their whole text twice as many
+// more. Under a limit below that the collector would run without end (a
+// pack of 100,000 records took ten times as long to load).
+func roomForPacks(dirs []string, whole bool) {
 	if len(dirs) == 0 || debug.SetMemoryLimit(-1) != memoryLimit {
 		return
 	}
@@ -97,7 +100,10 @@ func roomForPacks(dirs []string) {
 			return nil // what cannot be read is reported by the loader
 		})
 	}
-	debug.SetMemoryLimit(memoryLimit + 2*size)
+	if whole {
+		size *= 3
+	}
+	debug.SetMemoryLimit(memoryLimit + size)
 }
 
 // Exit statuses.
@@ -156,6 +162,9 @@ type env struct {
 	output         io.Writer         // --output, or nil
 	failOn         patterns.Severity // 0: never fail
 	patternDirs    []string
+	// whole is set by a command that reads every record whole (patterns
+	// list, test and lint), rather than those of what it finds.
+	whole bool
 }
 
 // exitCode is panicked by kong's exit hook and recovered in run, so that
@@ -347,7 +356,7 @@ func (e *env) load() (*matcher.Matcher, error) {
 
 // pack loads a built-in pack and adds the --patterns dirs to it.
 func (e *env) pack(builtin func() (*patterns.Pack, error)) (*patterns.Pack, error) {
-	roomForPacks(e.patternDirs)
+	roomForPacks(e.patternDirs, e.whole)
 	pack, err := builtin()
 	if err != nil {
 		return nil, fmt.Errorf("built-in patterns: %w", err)

@@ -85,6 +85,7 @@ func filterRecords(recs []*patterns.Record, f listFilter) []*patterns.Record {
 
 func (c patternsListCmd) Run(e *env) error {
 	// The records alone: listing them needs no automaton.
+	e.whole = true
 	pack, err := e.pack(patterns.Builtin)
 	if err != nil {
 		return err
@@ -92,6 +93,9 @@ func (c patternsListCmd) Run(e *env) error {
 	f := listFilter{handWritten: c.HandWritten, tags: c.Tag, families: c.Family}
 	f.minSeverity, _ = patterns.ParseSeverity(c.Severity) // kong checked the enum
 	recs := filterRecords(pack.Records, f)
+	if err := patterns.LoadRecords(recs); err != nil {
+		return err
+	}
 	if e.format == remedies.JSON {
 		p := e.printer(e.stdout)
 		for _, r := range recs {
@@ -165,6 +169,7 @@ type patternsTestCmd struct{}
 // Run checks each record's tests against the whole compiled pack, so a
 // test also proves the automaton proposes the line.
 func (patternsTestCmd) Run(e *env) error {
+	e.whole = true
 	m, err := e.load()
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -40,42 +41,74 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 
 // ReadFS is ReadFile for a file of fsys.
 func ReadFS(fsys fs.FS, name string, limit int64) ([]byte, error) {
-	st, err := fs.Stat(fsys, name)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := readFS(&buf, fsys, name, limit); err != nil {
 		return nil, err
 	}
+	return buf.Bytes(), nil
+}
+
+// ReadFSText is ReadFS for a text read as a string: the file's bytes are
+// not copied once more to make one.
+func ReadFSText(fsys fs.FS, name string, limit int64) (string, error) {
+	var b strings.Builder
+	err := readFS(&b, fsys, name, limit)
+	return b.String(), err
+}
+
+// readFS reads a file of fsys into dst.
+func readFS(dst buffer, fsys fs.FS, name string, limit int64) error {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return err
+	}
 	if err := check(name, st, limit); err != nil {
-		return nil, err
+		return err
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	return readOpen(name, f, limit)
+	return readInto(dst, name, f, limit)
+}
+
+// buffer is what a file is read into: a bytes.Buffer or a strings.Builder.
+type buffer interface {
+	io.Writer
+	Grow(n int)
+	Len() int
 }
 
 // readOpen checks what was opened is still a regular file and reads at
 // most limit bytes of it.
 func readOpen(name string, f fs.File, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := readInto(&buf, name, f, limit); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// readInto is readOpen into dst.
+func readInto(dst buffer, name string, f fs.File, limit int64) error {
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := check(name, st, limit); err != nil {
-		return nil, err
+		return err
 	}
-	// Read into a buffer of the file's size: a pack of a hundred
-	// megabytes is not copied as it grows.
-	buf := bytes.NewBuffer(make([]byte, 0, min(st.Size(), limit)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return nil, err
+	// Grown to the file's size: a pack of a hundred megabytes is not
+	// copied as it grows.
+	dst.Grow(int(min(st.Size(), limit)) + bytes.MinRead)
+	if _, err := io.Copy(dst, io.LimitReader(f, limit+1)); err != nil {
+		return err
 	}
-	data := buf.Bytes()
-	if int64(len(data)) > limit {
-		return nil, tooLarge(name, limit)
+	if int64(dst.Len()) > limit {
+		return tooLarge(name, limit)
 	}
-	return data, nil
+	return nil
 }
 
 // check refuses what is not a regular file, or is larger than limit.
