@@ -369,6 +369,12 @@ type Matcher struct {
 	// that mask alike share a line's shape.
 	specMu sync.Mutex
 	specs  map[shapeSpec]*shapeSpec
+	// noQuiet is set when no line may be skipped as quiet; quietMask
+	// masks the digits of a quiet shape, and quietGuard finds what
+	// masking may hide (see quietShapes).
+	noQuiet    bool
+	quietMask  [256]byte // each byte as itself, and a digit as a byte no needle holds
+	quietGuard quietGuard
 }
 
 // intern returns the one spec equal to sp, numbered.
@@ -611,6 +617,9 @@ func compile(pack *patterns.Pack, indexMin int) (*Matcher, error) {
 	}
 	m.ac, m.owners, m.needles = ac, main.owners, main.needles
 	m.windows = newWindowIndex(main.needles, inAutomaton)
+	if err := m.quietSetup(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -753,46 +762,39 @@ type candidate struct {
 // also searched in their normalized form, since an escape may split a
 // needle.
 func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]candidate, []byte) {
-	lineStart, lineEnd := -1, -1
+	return m.candidatesQuiet(block, dst, scratch, nil)
+}
+
+// candidatesQuiet is candidates, with the lines of a shape q knows to be
+// quiet not searched (see quietShapes); q may be nil.
+func (m *Matcher) candidatesQuiet(block []byte, dst []candidate, scratch []byte, q *quietShapes) ([]candidate, []byte) {
 	if startsAtLevel(block) {
 		dst = append(dst, candidate{0, int32(markLevel)})
 	}
-	// The automaton returns every hit of what it searches at once: it is
-	// given a piece of lines at a time, so that the hits of a flood of
-	// error lines stay a small slice in cache rather than one the size of
-	// the block, grown and copied as it fills. Two pieces share the
-	// newline between them, so that a needle that starts with it ("\nE0",
-	// the start of the line after) or ends with it is found whole.
-	for off := 0; off < len(block); {
-		end := len(block)
-		if end-off > searchPiece {
-			if i := bytes.IndexByte(block[off+searchPiece:], '\n'); i >= 0 && off+searchPiece+i+1 < len(block) {
-				end = off + searchPiece + i + 1
+	if q == nil || m.noQuiet {
+		dst = m.search(block, 0, len(block), dst)
+	} else {
+		// The lines between quiet ones are searched together, from the
+		// newline before the first (a needle may start with it) to the
+		// newline after the last. A block's first line is always
+		// searched: no newline of the block comes before it.
+		from := 0
+		for pos := 0; pos < len(block); {
+			end := pos + lineLen(block[pos:])
+			if end == len(block) {
+				break // a line without its newline: searched with the rest
 			}
-		}
-		for _, h := range m.find(block[off:end]) {
-			start := off + h.Start
-			if block[start] == '\n' {
-				start++ // a needle that names the line after the newline
-			}
-			if start >= lineEnd {
-				if lineEnd >= 0 && lineEnd < start && bytes.IndexByte(block[lineEnd+1:start], '\n') < 0 {
-					// The line after the last one proposed, as in a flood of
-					// errors: no need to look back along it.
-					lineStart = lineEnd + 1
-				} else {
-					lineStart = bytes.LastIndexByte(block[:start], '\n') + 1
+			if pos > 0 && q.skips(m, block, pos, end) {
+				if from < pos-1 {
+					dst = m.search(block, from, pos, dst)
 				}
-				lineEnd = start + lineLen(block[start:])
+				from = end
 			}
-			for _, o := range m.owners[h.PatternID] {
-				dst = append(dst, candidate{lineStart, o})
-			}
+			pos = end + 1
 		}
-		if end == len(block) {
-			break
+		if from < len(block)-1 {
+			dst = m.search(block, from, len(block), dst)
 		}
-		off = end - 1 // the newline, again
 	}
 	unsorted := false
 	dst, scratch, unsorted = m.jsonCandidates(block, dst, scratch)
@@ -837,6 +839,51 @@ func (m *Matcher) candidates(block []byte, dst []candidate, scratch []byte) ([]c
 		sortCandidates(dst)
 	}
 	return dst, scratch
+}
+
+// search appends the candidates the automaton proposes in block[from:to]:
+// from is a line's start or the newline before it, and to is just past a
+// newline or the block's end.
+func (m *Matcher) search(block []byte, from, to int, dst []candidate) []candidate {
+	lineStart, lineEnd := -1, -1
+	// The automaton returns every hit of what it searches at once: it is
+	// given a piece of lines at a time, so that the hits of a flood of
+	// error lines stay a small slice in cache rather than one the size of
+	// the block, grown and copied as it fills. Two pieces share the
+	// newline between them, so that a needle that starts with it ("\nE0",
+	// the start of the line after) or ends with it is found whole.
+	for off := from; off < to; {
+		end := to
+		if end-off > searchPiece {
+			if i := bytes.IndexByte(block[off+searchPiece:to], '\n'); i >= 0 && off+searchPiece+i+1 < to {
+				end = off + searchPiece + i + 1
+			}
+		}
+		for _, h := range m.find(block[off:end]) {
+			start := off + h.Start
+			if block[start] == '\n' {
+				start++ // a needle that names the line after the newline
+			}
+			if start >= lineEnd {
+				if lineEnd >= 0 && lineEnd < start && bytes.IndexByte(block[lineEnd+1:start], '\n') < 0 {
+					// The line after the last one proposed, as in a flood of
+					// errors: no need to look back along it.
+					lineStart = lineEnd + 1
+				} else {
+					lineStart = bytes.LastIndexByte(block[:start], '\n') + 1
+				}
+				lineEnd = start + lineLen(block[start:])
+			}
+			for _, o := range m.owners[h.PatternID] {
+				dst = append(dst, candidate{lineStart, o})
+			}
+		}
+		if end == to {
+			break
+		}
+		off = end - 1 // the newline, again
+	}
+	return dst
 }
 
 // jsonCandidates appends the candidates of the JSON-structured lines of a

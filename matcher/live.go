@@ -53,7 +53,7 @@ func (e *Engine) Live(workers int, tick func(quiet time.Duration) time.Duration)
 			defer l.workers.Done()
 			for j := range l.work {
 				if !j.restart {
-					j.cands, j.norm = e.m.candidates(j.buf, j.cands[:0], j.norm)
+					j.cands, j.norm = e.m.candidatesQuiet(j.buf, j.cands[:0], j.norm, &j.quiet)
 				}
 				j.done <- struct{}{}
 			}

@@ -23,6 +23,7 @@ type job struct {
 	buf   []byte // whole lines, each ending in '\n'
 	cands []candidate
 	norm  []byte
+	quiet quietShapes // of the blocks this job held
 	done  chan struct{}
 	// restart asks the engine to count lines from 1 again (Live.Restart).
 	restart bool
@@ -162,7 +163,7 @@ func (e *Engine) scan(r io.Reader) error {
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				j.cands, j.norm = e.m.candidates(j.buf, j.cands[:0], j.norm)
+				j.cands, j.norm = e.m.candidatesQuiet(j.buf, j.cands[:0], j.norm, &j.quiet)
 				j.done <- struct{}{}
 			}
 		}()
