@@ -51,9 +51,10 @@ func (e *Engine) Live(workers int, tick func(quiet time.Duration) time.Duration)
 		l.workers.Add(1)
 		go func() {
 			defer l.workers.Done()
+			var memo quietShapes // of the blocks this worker searched
 			for j := range l.work {
 				if !j.restart {
-					j.cands, j.norm = e.m.candidatesQuiet(j.buf, j.cands[:0], j.norm, &j.quiet)
+					j.cands, j.norm = e.m.candidatesQuiet(j.buf, j.cands[:0], j.norm, &memo)
 				}
 				j.done <- struct{}{}
 			}

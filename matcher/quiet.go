@@ -38,7 +38,7 @@ type quietShapes struct {
 	// seen holds the hashes of shapes seen once, a slot each: a shape is
 	// learnt when it comes again, so that the lines of a traceback, each
 	// of its own shape, cost no more than a look-up.
-	seen [1 << 12]uint64
+	seen []uint64 // made when first needed: a followed file that says nothing costs nothing
 	mask []byte
 	key  []byte
 	// Of the lines looked up since the last tally, how many the memo
@@ -64,6 +64,8 @@ const (
 	// variants (a few hundred KiB in all); a full one learns no more.
 	maxQuietShapes   = 1024
 	maxQuietVariants = 64
+	// quietSeen is how many shapes seen once a memo holds.
+	quietSeen = 1 << 12
 	// maxQuietLine is the longest line a memo masks.
 	maxQuietLine = 1024
 	// quietTally is how many lines are looked up between tallies, and
@@ -114,8 +116,11 @@ func (q *quietShapes) skips(m *Matcher, block []byte, pos, end int) bool {
 		if len(q.shapes) >= maxQuietShapes {
 			return false
 		}
+		if q.seen == nil {
+			q.seen = make([]uint64, quietSeen)
+		}
 		h := maphash.Bytes(quietSeed, around)
-		if slot := &q.seen[h%uint64(len(q.seen))]; *slot != h {
+		if slot := &q.seen[h%quietSeen]; *slot != h {
 			*slot = h
 			return false
 		}

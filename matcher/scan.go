@@ -23,7 +23,6 @@ type job struct {
 	buf   []byte // whole lines, each ending in '\n'
 	cands []candidate
 	norm  []byte
-	quiet quietShapes // of the blocks this job held
 	done  chan struct{}
 	// restart asks the engine to count lines from 1 again (Live.Restart).
 	restart bool
@@ -162,8 +161,9 @@ func (e *Engine) scan(r io.Reader) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var memo quietShapes // of the blocks this worker searched
 			for j := range work {
-				j.cands, j.norm = e.m.candidatesQuiet(j.buf, j.cands[:0], j.norm, &j.quiet)
+				j.cands, j.norm = e.m.candidatesQuiet(j.buf, j.cands[:0], j.norm, &memo)
 				j.done <- struct{}{}
 			}
 		}()
