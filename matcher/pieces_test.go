@@ -2,8 +2,6 @@ package matcher
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -15,21 +13,7 @@ import (
 // "Error:\n") is found.
 func TestCandidatesOfPiecesAreThoseOfLines(t *testing.T) {
 	m := builtinMatcher(t)
-	paths, err := filepath.Glob(filepath.Join("..", "testdata", "logs", "*.log"))
-	if err != nil || len(paths) == 0 {
-		t.Fatal("no log fixtures")
-	}
-	var block []byte
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		block = append(block, data...)
-		if len(block) > 0 && block[len(block)-1] != '\n' {
-			block = append(block, '\n')
-		}
-	}
+	block := fixtureLogs(t)
 	// Lines that hold needles with a newline at every offset around the
 	// pieces' ends.
 	for pad := range 40 {

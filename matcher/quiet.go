@@ -52,10 +52,8 @@ type shapeQuiet struct {
 	// regions are where a needle with a digit may be in the line and the
 	// newlines around it.
 	regions [][2]int32
-	// found, for a shape without regions: whether its lines hold a
-	// needle. variants, for one with regions: the same, by the bytes of
-	// the line in them.
-	found    bool
+	// variants says whether the lines of the shape hold a needle, by
+	// their bytes in the regions ("" when it has none).
 	variants map[string]bool
 }
 
@@ -124,33 +122,22 @@ func (q *quietShapes) skips(m *Matcher, block []byte, pos, end int) bool {
 			*slot = h
 			return false
 		}
-		s = &shapeQuiet{regions: m.quietGuard.regions(around)}
+		s = &shapeQuiet{regions: m.quietGuard.regions(around), variants: map[string]bool{}}
 		if q.shapes == nil {
 			q.shapes = map[string]*shapeQuiet{}
 		}
 		q.shapes[string(around)] = s
-		found := len(m.find(text)) > 0
-		if len(s.regions) == 0 {
-			s.found = found
-		} else {
-			s.variants = map[string]bool{string(q.variant(s, text)): found}
-		}
-		return !found // searched just now: no saving to count
-	}
-	if len(s.regions) == 0 {
-		return q.tell(!s.found)
 	}
 	v := q.variant(s, text)
-	found, ok := s.variants[string(v)]
-	if !ok {
-		if len(s.variants) >= maxQuietVariants {
-			return false
-		}
-		found = len(m.find(text)) > 0
-		s.variants[string(v)] = found
-		return !found
+	if found, ok := s.variants[string(v)]; ok {
+		return q.tell(!found)
 	}
-	return q.tell(!found)
+	if len(s.variants) >= maxQuietVariants {
+		return false
+	}
+	found := len(m.find(text)) > 0
+	s.variants[string(v)] = found
+	return !found // searched just now: no saving to count
 }
 
 // quietSeed hashes shapes.
@@ -164,7 +151,8 @@ func (q *quietShapes) tell(quiet bool) bool {
 	return quiet
 }
 
-// variant is the bytes of text in the shape's regions, in q's scratch.
+// variant is the bytes of text in the shape's regions, in q's scratch:
+// none for a shape without regions.
 func (q *quietShapes) variant(s *shapeQuiet, text []byte) []byte {
 	q.key = q.key[:0]
 	for _, r := range s.regions {

@@ -2,10 +2,8 @@ package patterns
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"io/fs"
 	"runtime"
 	"strings"
@@ -108,7 +106,7 @@ func (r *Record) Load() error {
 		return nil
 	}
 	rs.once.Do(func() {
-		text, err := readSpan(rs.file.fsys, rs.file.name, int(rs.off), int(rs.end))
+		text, err := regular.ReadRangeFS(rs.file.fsys, rs.file.name, int(rs.off), int(rs.end), maxPackFileBytes)
 		rs.loadedErr = rs.fill(r, string(text), err == nil, nil)
 		rs.done.Store(true)
 	})
@@ -178,7 +176,7 @@ func (rs *rest) fill(r *Record, text string, read bool, parsed *Record) error {
 	err := fmt.Errorf("%s changed since the pack was loaded: record %s at line %d could not be read again", rs.file.display, r.ID, rs.line)
 	if read && maphash.String(sumSeed, text) == rs.sum {
 		if parsed == nil {
-			if recs, ok := parseRecordText(text, int(rs.line)); ok && len(recs) == 1 {
+			if recs, ok := parseFast("", text, int(rs.line), nil); ok && len(recs) == 1 {
 				parsed = recs[0]
 			}
 		}
@@ -192,29 +190,4 @@ func (rs *rest) fill(r *Record, text string, read bool, parsed *Record) error {
 	}
 	r.Title, r.Cause, r.Fix, r.Tests, r.Where = full.Title, full.Cause, full.Fix, full.Tests, full.Where
 	return err
-}
-
-// readSpan reads bytes off to end of a file of fsys: only those when the
-// file can be read at an offset, as a directory's files can.
-func readSpan(fsys fs.FS, name string, off, end int) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, end-off)
-	if ra, ok := f.(io.ReaderAt); ok {
-		if _, err := ra.ReadAt(buf, int64(off)); err != nil && !(errors.Is(err, io.EOF) && end == off) {
-			return nil, err
-		}
-		return buf, nil
-	}
-	data, err := regular.ReadFS(fsys, name, maxPackFileBytes)
-	if err != nil {
-		return nil, err
-	}
-	if end > len(data) {
-		return nil, io.ErrUnexpectedEOF
-	}
-	return data[off:end], nil
 }

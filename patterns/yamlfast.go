@@ -116,7 +116,9 @@ func parseFast(name, text string, line int, span func(r *Record, off, end, n int
 		}
 		r.Origin, r.Line = name, top.list[0].line
 		fillNeedles(r)
-		spans = append(spans, where{start, off, startN})
+		if span != nil {
+			spans = append(spans, where{start, off, startN})
+		}
 	}
 	if len(slab) == 0 {
 		return nil, true
@@ -129,12 +131,6 @@ func parseFast(name, text string, line int, span func(r *Record, off, end, n int
 		}
 	}
 	return recs, true
-}
-
-// parseRecordText parses the text of records that parseFast read from a
-// file before, starting on the given line.
-func parseRecordText(text string, line int) ([]*Record, bool) {
-	return parseFast("", text, line, nil)
 }
 
 // printable reports whether data is UTF-8 text of the characters YAML

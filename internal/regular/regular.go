@@ -56,6 +56,39 @@ func ReadFSText(fsys fs.FS, name string, limit int64) (string, error) {
 	return b.String(), err
 }
 
+// ReadRangeFS reads bytes off to end of a regular file of fsys, of at most
+// limit bytes: only those when the file can be read at an offset, as a
+// directory's files can, else the whole file, cut.
+func ReadRangeFS(fsys fs.FS, name string, off, end int, limit int64) ([]byte, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(name, st, limit); err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if ra, ok := f.(io.ReaderAt); ok {
+		buf := make([]byte, end-off)
+		if _, err := ra.ReadAt(buf, int64(off)); err != nil && !(errors.Is(err, io.EOF) && end == off) {
+			return nil, err
+		}
+		return buf, nil
+	}
+	data, err := readOpen(name, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	if end > len(data) {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return data[off:end], nil
+}
+
 // readFS reads a file of fsys into dst.
 func readFS(dst buffer, fsys fs.FS, name string, limit int64) error {
 	st, err := fs.Stat(fsys, name)

@@ -2,11 +2,13 @@ package regular
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -63,4 +65,28 @@ func TestReadFile(t *testing.T) {
 	if data, err := ReadFS(os.DirFS(dir), "config.json", 1024); err != nil || string(data) != `{"a": 1}` {
 		t.Errorf("ReadFS of a file: %q, %v", data, err)
 	}
+	if text, err := ReadFSText(os.DirFS(dir), "config.json", 1024); err != nil || text != `{"a": 1}` {
+		t.Errorf("ReadFSText of a file: %q, %v", text, err)
+	}
+	if _, err := ReadRangeFS(os.DirFS(dir), "pipe.json", 0, 1, 1024); err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("ReadRangeFS of a pipe: %v", err)
+	}
+	// Read at an offset from a directory's file, and cut from a whole
+	// reading of a file that cannot be.
+	for name, fsys := range map[string]fs.FS{"dir": os.DirFS(dir), "no ReadAt": onlyRead{fstest.MapFS{"config.json": {Data: []byte(`{"a": 1}`)}}}} {
+		if data, err := ReadRangeFS(fsys, "config.json", 1, 4, 1024); err != nil || string(data) != `"a"` {
+			t.Errorf("%s: ReadRangeFS of a file: %q, %v", name, data, err)
+		}
+		if _, err := ReadRangeFS(fsys, "config.json", 4, 20, 1024); err == nil {
+			t.Errorf("%s: ReadRangeFS past the end: no error", name)
+		}
+	}
+}
+
+// onlyRead is a file system whose files cannot be read at an offset.
+type onlyRead struct{ fs.FS }
+
+func (o onlyRead) Open(name string) (fs.File, error) {
+	f, err := o.FS.Open(name)
+	return struct{ fs.File }{f}, err
 }
