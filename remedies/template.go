@@ -96,6 +96,9 @@ func eval(expr string, cfg Config) (string, bool) {
 	if !strings.ContainsAny(expr, "+-*/") {
 		v, ok := cfg.Lookup(expr)
 		if !ok || v == nil {
+			if field, found := strings.CutSuffix(expr, ".base"); found {
+				return baseName(field, cfg)
+			}
 			return "", false
 		}
 		return flagText(v), true
@@ -141,6 +144,28 @@ func eval(expr string, cfg Config) (string, bool) {
 		return strconv.FormatInt(int64(acc), 10), true
 	}
 	return strconv.FormatFloat(math.Round(facc*100)/100, 'f', -1, 64), true
+}
+
+// baseName is a path's or repository id's last element, as "field.base"
+// asks for it: the directory a download of --model-path Qwen/Qwen3-8B
+// goes into is /models/{model_path.base}, /models/Qwen3-8B.
+func baseName(field string, cfg Config) (string, bool) {
+	v, ok := cfg.Lookup(field)
+	if !ok {
+		return "", false
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", false
+	}
+	s = strings.TrimRight(s, "/\\")
+	if i := strings.LastIndexAny(s, "/\\"); i >= 0 {
+		s = s[i+1:]
+	}
+	if s == "" || s == "." || s == ".." {
+		return "", false
+	}
+	return s, true
 }
 
 // maxExact is the largest magnitude worked arithmetic gives: every integer

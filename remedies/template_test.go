@@ -42,6 +42,13 @@ func TestRender(t *testing.T) {
 		{"--port {port+10|30010}", Values{Captures: map[string]string{"port": "31000"}, Config: mapConfig{"port": int64(30000)}}, "--port 31010", true},
 		{"--port {port+10|30010}", Values{Config: mapConfig{"port": int64(30000)}}, "--port 30010", true},
 		{"--port {port|30000}", Values{Captures: map[string]string{"port": ""}}, "--port 30000", false},
+		// A path's or repository id's last element.
+		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": "Qwen/Qwen3-32B"}, "--local-dir /models/Qwen3-32B", true},
+		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": "/data/ckpt/my-model/"}, "--local-dir /models/my-model", true},
+		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": "llama-3"}, "--local-dir /models/llama-3", true},
+		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": "/"}, "--local-dir /models/M", false},
+		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": int64(3)}, "--local-dir /models/M", false},
+		{"--local-dir /models/{model_path.base|M}", cfg, "--local-dir /models/M", false},
 	}
 	for _, tt := range tests {
 		got, all := Render(tt.tmpl, tt.cfg)
