@@ -612,6 +612,9 @@ func rustHeader(b []byte) (Level, int) {
 	if i < len(b) && b[i] == 'Z' {
 		i++
 	}
+	if lvl, m := abslLevel(b[i:]); m > 0 {
+		return lvl, i + m
+	}
 	for i < len(b) && b[i] == ' ' {
 		i++
 	}
@@ -619,6 +622,34 @@ func rustHeader(b []byte) (Level, int) {
 		return lvl, i + m
 	}
 	return LevelNone, 0
+}
+
+// abslLevel reads the level and source that absl's and TensorFlow's C++
+// logging write after their timestamp, ": I tensorflow/core/util/port.cc:153] ",
+// and returns the length of what it read, or 0. Its letters are glog's.
+func abslLevel(b []byte) (Level, int) {
+	if len(b) < 6 || b[0] != ':' || b[1] != ' ' || b[3] != ' ' {
+		return LevelNone, 0
+	}
+	switch b[2] {
+	case 'I', 'W', 'E', 'F':
+	default:
+		return LevelNone, 0
+	}
+	end := bytes.IndexByte(b[4:], ']')
+	if end <= 0 || end > 256 {
+		return LevelNone, 0
+	}
+	loc := b[4 : 4+end]
+	colon := bytes.LastIndexByte(loc, ':')
+	if bytes.IndexByte(loc, ' ') >= 0 || colon <= 0 || !isDigits(loc[colon+1:]) {
+		return LevelNone, 0
+	}
+	n := 4 + end + 1
+	if n < len(b) && b[n] == ' ' {
+		n++
+	}
+	return glogLevel(b[2]), n
 }
 
 // stampedLevel reads the level that follows a timestamp in the shapes
