@@ -438,20 +438,43 @@ func cutTorchRank(line []byte) (rank, rest []byte, ok bool) {
 	return line[1:d], rest, true
 }
 
-// unglue drops a progress bar that a log line was written right after,
-// with no newline between: "…5/5 [00:04<00:00,  1.10it/s][2026-… TP0] msg".
+// unglue drops a progress bar that another line was written right after,
+// with no newline between: tqdm ends its bar with its timing block and
+// prints nothing after it, so what follows is the next line —
+// "…5/5 [00:04<00:00,  1.10it/s][2026-… TP0] msg", or a crash report
+// "…4/51 [00:20<03:35,  4.59s/it]Fatal Python error: Segmentation fault".
 func unglue(line []byte) []byte {
-	if len(line) > 0 && line[0] == '[' {
+	end := progressEnd(line)
+	if end < 0 {
 		return line
 	}
-	i := bytes.Index(line, []byte("]["))
-	if i < 0 || !bytes.Contains(line[:i+1], []byte("/s]")) && !bytes.Contains(line[:i+1], []byte("?]")) {
-		return line
-	}
-	if rest := line[i+1:]; len(rest) > 20 && isStamp(rest[1:20]) {
+	if rest := bytes.TrimLeft(line[end:], " "); len(rest) > 0 {
 		return rest
 	}
 	return line
+}
+
+// progressEnd returns the index just after the timing block that ends a
+// tqdm bar, "[00:20<03:35,  4.59s/it]" or "[00:00<?, ?it/s]", or -1.
+func progressEnd(line []byte) int {
+	end := -1
+	for _, tail := range [][]byte{[]byte("it/s]"), []byte("s/it]"), []byte("?]")} {
+		if i := bytes.LastIndex(line, tail); i >= 0 && i+len(tail) > end {
+			end = i + len(tail)
+		}
+	}
+	if end < 0 {
+		return -1
+	}
+	open := bytes.LastIndexByte(line[:end], '[')
+	if open < 0 || end-open > 48 {
+		return -1
+	}
+	block := line[open:end]
+	if bytes.IndexByte(block, '<') < 0 || bytes.IndexByte(block, ':') < 0 {
+		return -1
+	}
+	return end
 }
 
 // cutLevel recognises the record headers that state a level and returns

@@ -65,6 +65,10 @@ func TestParseLine(t *testing.T) {
 		{name: "nccl warn", in: "node-3:190:3197 [2] NCCL WARN NET/IB : Got async event : port error", record: true, level: LevelError, msg: "WARN NET/IB : Got async event : port error"},
 		{name: "nccl info", in: "node-3:190:3197 [2] NCCL INFO Connected all trees", record: true, level: LevelInfo, msg: "INFO Connected all trees"},
 		{name: "bar glued to a record", in: "Loading shards: 100% Completed | 5/5 [00:04<00:00,  1.10it/s][2026-11-29 10:15:18 TP0] Load weight end.", time: "2026-11-29 10:15:18", ranks: "TP0", record: true, msg: "Load weight end."},
+		{name: "a crash report glued to a bar", in: "Capturing batches (bs=448 avail_mem=87.41 GB):   8%|█▋        | 4/51 [00:20<03:35,  4.59s/it]Fatal Python error: Segmentation fault", msg: "Fatal Python error: Segmentation fault"},
+		{name: "a bar at its start, nothing glued", in: "Capturing batches (bs=4 avail_mem=7.41 GB):   0%|          | 0/23 [00:00<?, ?it/s]", msg: "Capturing batches (bs=4 avail_mem=7.41 GB):   0%|          | 0/23 [00:00<?, ?it/s]"},
+		{name: "a bar inside a record, a traceback head glued", in: "[2026-11-29 10:15:18 TP0] Capturing batches: 4/51 [00:20<03:35,  4.59s/it]Traceback (most recent call last):", msg: "Traceback (most recent call last):"},
+		{name: "brackets that are no bar's timing", in: "[2026-11-29 10:15:18 TP0] rates [a/s] and [b?] x", time: "2026-11-29 10:15:18", ranks: "TP0", record: true, msg: "rates [a/s] and [b?] x"},
 		// Not prefixes.
 		{name: "table row", in: "name | value", msg: "name | value"},
 		{name: "bracketed text", in: "[sgl_kernel] CRITICAL: x", msg: "[sgl_kernel] CRITICAL: x"},
