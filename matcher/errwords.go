@@ -65,7 +65,7 @@ func saysError(msg []byte, lvl Level) bool {
 		return true
 	}
 	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || pythonSource(msg) || pythonWarning(msg) || warningAfterBar(msg) || pydanticDetail(msg) ||
-		bytes.Equal(msg, duringHandling) || bytes.Equal(msg, directCause) || introduces(msg) {
+		bytes.Equal(msg, duringHandling) || bytes.Equal(msg, directCause) || introduces(msg) || taskListItem(msg) {
 		return false
 	}
 	if bytes.Contains(msg, []byte("[E]")) {
@@ -411,6 +411,17 @@ func inURL(msg []byte, i int) bool {
 // help text does: it starts with "--".
 func flagListing(msg []byte) bool {
 	return bytes.HasPrefix(bytes.TrimLeft(msg, " \t"), []byte("--"))
+}
+
+// taskListItem reports whether a message is an item of a Markdown task
+// list, "- [x] 2. The bug has not been fixed in the latest version.": the
+// checklist of an issue pasted with its log, prose rather than output.
+func taskListItem(msg []byte) bool {
+	t := bytes.TrimLeft(msg, " \t")
+	if len(t) < 6 || (t[0] != '-' && t[0] != '*') || t[1] != ' ' || t[2] != '[' || t[4] != ']' || t[5] != ' ' {
+		return false
+	}
+	return t[3] == ' ' || t[3] == 'x' || t[3] == 'X'
 }
 
 // introduces reports whether a message only announces the error on the
