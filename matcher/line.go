@@ -497,6 +497,16 @@ func cutLevel(line []byte) (Level, []byte, bool) {
 		if lvl, n := rustHeader(line); n > 0 {
 			return lvl, line[n:], true
 		}
+	case c == ' ' || c == '\t':
+		// A paste indented as a block: a timestamp and a level that
+		// start the text are a header all the same, before the indent is
+		// learnt (a traceback's continuation never starts with a date).
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) > 0 && t[0] >= '0' && t[0] <= '9' {
+			if lvl, n := rustHeader(t); n > 0 {
+				return lvl, t[n:], true
+			}
+		}
 	}
 	if lvl, n := levelWord(line); n > 0 {
 		return lvl, line[n:], true

@@ -61,6 +61,7 @@ func TestParseLine(t *testing.T) {
 		{name: "absl and TensorFlow: an info line that speaks of errors", in: "2026-11-29 10:20:00.990529: I tensorflow/core/util/port.cc:153] oneDNN custom operations are on. Results may differ by round-off errors.", record: true, level: LevelInfo, msg: "oneDNN custom operations are on. Results may differ by round-off errors."},
 		{name: "absl and TensorFlow at error level", in: "2026-11-29 10:20:00.007851: E external/local_xla/xla/stream_executor/cuda/cuda_fft.cc:485] Unable to register cuFFT factory", record: true, level: LevelError, msg: "Unable to register cuFFT factory"},
 		{name: "absl without fractions, warning", in: "2026-11-29 10:20:00: W tensorflow/core/framework/op_kernel.cc:1828] op failed", record: true, level: LevelWarning, msg: "op failed"},
+		{name: "absl in an indented paste", in: "    2026-11-29 10:20:00.990529: I tensorflow/core/util/port.cc:153] round-off errors may differ", record: true, level: LevelInfo, msg: "round-off errors may differ"},
 		{name: "a colon and a letter after a time that are no absl header", in: "2026-11-29 10:20:00: I think it failed", msg: "2026-11-29 10:20:00: I think it failed"},
 		{name: "nccl warn", in: "node-3:190:3197 [2] NCCL WARN NET/IB : Got async event : port error", record: true, level: LevelError, msg: "WARN NET/IB : Got async event : port error"},
 		{name: "nccl info", in: "node-3:190:3197 [2] NCCL INFO Connected all trees", record: true, level: LevelInfo, msg: "INFO Connected all trees"},
