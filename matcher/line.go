@@ -457,6 +457,9 @@ func unglue(line []byte) []byte {
 // progressEnd returns the index just after the timing block that ends a
 // tqdm bar, "[00:20<03:35,  4.59s/it]" or "[00:00<?, ?it/s]", or -1.
 func progressEnd(line []byte) int {
+	if bytes.IndexByte(line, '<') < 0 {
+		return -1 // most lines: no bar's timing block
+	}
 	end := -1
 	for _, tail := range [][]byte{[]byte("it/s]"), []byte("s/it]"), []byte("?]")} {
 		if i := bytes.LastIndex(line, tail); i >= 0 && i+len(tail) > end {
