@@ -596,15 +596,24 @@ func glogHeader(b []byte) int {
 			i++
 		}
 	}
-	// Optional thread id, then file:line and ']'.
 	for i < len(b) && b[i] == ' ' {
 		i++
 	}
-	end := bytes.IndexByte(b[i:], ']')
+	if end := sourceEnd(b[i:]); end >= 0 {
+		return i + end
+	}
+	return -1
+}
+
+// sourceEnd returns the index of the ']' that ends the source location of a
+// glog-style header, "file.cc:203]" or, with the thread id glog writes
+// before it, "67580 file.cc:203]", or -1.
+func sourceEnd(b []byte) int {
+	end := bytes.IndexByte(b, ']')
 	if end < 0 || end > 256 {
 		return -1
 	}
-	loc := b[i : i+end]
+	loc := b[:end]
 	if sp := bytes.LastIndexByte(loc, ' '); sp >= 0 {
 		if !isDigits(loc[:sp]) {
 			return -1
@@ -615,7 +624,7 @@ func glogHeader(b []byte) int {
 	if colon <= 0 || !isDigits(loc[colon+1:]) {
 		return -1
 	}
-	return i + end
+	return end
 }
 
 // trimSpace1 drops one leading space.
@@ -672,13 +681,8 @@ func abslLevel(b []byte) (Level, int) {
 	default:
 		return LevelNone, 0
 	}
-	end := bytes.IndexByte(b[4:], ']')
-	if end <= 0 || end > 256 {
-		return LevelNone, 0
-	}
-	loc := b[4 : 4+end]
-	colon := bytes.LastIndexByte(loc, ':')
-	if bytes.IndexByte(loc, ' ') >= 0 || colon <= 0 || !isDigits(loc[colon+1:]) {
+	end := sourceEnd(b[4:])
+	if end <= 0 {
 		return LevelNone, 0
 	}
 	n := 4 + end + 1

@@ -3,6 +3,7 @@ package remedies
 import (
 	"fmt"
 	"math"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -158,14 +159,12 @@ func baseName(field string, cfg Config) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	s = strings.TrimRight(s, "/\\")
-	if i := strings.LastIndexAny(s, "/\\"); i >= 0 {
-		s = s[i+1:]
-	}
-	if s == "" || s == "." || s == ".." {
+	switch base := path.Base(strings.ReplaceAll(s, `\`, "/")); base {
+	case "/", ".", "..":
 		return "", false
+	default:
+		return base, true
 	}
-	return s, true
 }
 
 // maxExact is the largest magnitude worked arithmetic gives: every integer

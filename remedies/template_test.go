@@ -47,6 +47,7 @@ func TestRender(t *testing.T) {
 		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": "/data/ckpt/my-model/"}, "--local-dir /models/my-model", true},
 		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": "llama-3"}, "--local-dir /models/llama-3", true},
 		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": "/"}, "--local-dir /models/M", false},
+		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": `D:\ckpt\qwen`}, "--local-dir /models/qwen", true},
 		{"--local-dir /models/{model_path.base|M}", mapConfig{"model_path": int64(3)}, "--local-dir /models/M", false},
 		{"--local-dir /models/{model_path.base|M}", cfg, "--local-dir /models/M", false},
 	}
