@@ -684,7 +684,7 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 		case ev.kind == kindBenign:
 			t := bytes.TrimLeft(msg, " \t")
 			return msg, ev.lines < maxBenignLines && !opensEvent(msg, owners) && !bareException(t) &&
-				!bytes.HasPrefix(t, tracebackHead) && !bytes.HasPrefix(t, framePrefix)
+				!bytes.HasPrefix(t, tracebackHead) && !bytes.HasPrefix(t, framePrefix) && !e.saysOwnError(msg, owners)
 		case bytes.HasPrefix(msg, tracebackHead):
 			ev.state, ev.traceback = stFrames, true
 			return msg, true
@@ -1141,6 +1141,23 @@ func (ev *event) noteFrame(frame []byte, line int64) {
 	if bytes.Contains(frame, ownPath) {
 		ev.ownFrame = ev.lastFrame
 	}
+}
+
+// saysOwnError reports whether a record of an error confirms msg: a
+// line a harmless message's lines cannot hold ("Failed to instantiate
+// MiniCPMV: The input size is not aligned…" after sglang's notice that a
+// compiler's message can be ignored is an error of its own).
+func (e *Engine) saysOwnError(msg []byte, owners []int32) bool {
+	for _, o := range owners {
+		if o < 0 {
+			continue
+		}
+		p := &e.m.pats[o]
+		if !p.benign && !p.quiet && p.rec.Severity >= patterns.SeverityError && p.rec.Role != patterns.RoleWrapper && e.confirm(o, msg) {
+			return true
+		}
+	}
+	return false
 }
 
 // opensEvent reports whether a line would start an event of its own.

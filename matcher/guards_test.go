@@ -397,6 +397,46 @@ func TestBenignLineWinsOverOtherRecords(t *testing.T) {
 	}
 }
 
+// A harmless record's message goes on over the lines after it that have
+// no header, but a line an error's record confirms is not one of them;
+// one that names nothing, or a warning's, still is.
+func TestBenignMessageEndsAtAnError(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/notice
+  title: notice
+  severity: info
+  tags: [benign]
+  match: {regex: 'messages? below can be ignored'}
+  tests: {match: ['[2026-03-02 14:07:55 TP0] The messages below can be ignored.']}
+- id: t/shape
+  title: shape
+  severity: fatal
+  match: {regex: 'input size is not aligned with the quantized weight shape'}
+  tests: {match: ['Failed: The input size is not aligned with the quantized weight shape.']}
+- id: t/slow
+  title: slow
+  severity: warning
+  match: {regex: 'kernel config file is missing'}
+  tests: {match: ['kernel config file is missing']}
+`)
+	head := "[2026-03-02 14:07:55 TP0] The messages below can be ignored.\n"
+	tests := []struct{ log, want string }{
+		{head + "Failed to instantiate M: The input size is not aligned with the quantized weight shape.\n", "t/shape"},
+		{head + "a second line of the notice\nFailed to instantiate M: The input size is not aligned with the quantized weight shape.\n", "t/shape"},
+		{head + "kernel config file is missing\n", ""},
+		{head + "a second line of the notice\n", ""},
+	}
+	for _, tt := range tests {
+		var ids []string
+		for _, o := range occurrences(t, m, tt.log, 0) {
+			ids = append(ids, o.ID)
+		}
+		if got := strings.Join(ids, ","); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.log, got, tt.want)
+		}
+	}
+}
+
 // When several records match one event, the cause names it before a
 // symptom, and a symptom before a wrapper.
 func TestCauseBeforeSymptomBeforeWrapper(t *testing.T) {
