@@ -473,7 +473,10 @@ func (e *Engine) open(ln *Line, owners []int32) {
 		case marker(o) == markFrame:
 			// A frame with no traceback head before it: an excerpt that
 			// starts inside a traceback, or a head lost to interleaving.
-			if t := bytes.TrimLeft(msg, " \t"); bytes.HasPrefix(t, framePrefix) && bytes.Contains(t, []byte(`", line `)) {
+			// A frame of faulthandler's stack dump ("line 314 in
+			// _bootstrap", no comma) belongs to no exception: a dump
+			// printed on a signal or a timeout, whose cause is elsewhere.
+			if t := bytes.TrimLeft(msg, " \t"); isFrame(t) && !dumpFrame(t) {
 				opens, headless = true, true
 			}
 		case marker(o) == markUsage:
@@ -1216,6 +1219,22 @@ func escapedTraceback(line []byte) bool {
 // `File "…", line 12, in f`, without its indentation.
 func isFrame(msg []byte) bool {
 	return bytes.HasPrefix(msg, framePrefix) && bytes.Contains(msg, []byte(`", line `))
+}
+
+// dumpFrame reports whether a frame is in the shape of faulthandler's
+// stack dump, `File "x.py", line 314 in _bootstrap`, rather than a
+// traceback's `File "x.py", line 314, in _bootstrap`.
+func dumpFrame(msg []byte) bool {
+	i := bytes.Index(msg, []byte(`", line `))
+	if i < 0 {
+		return false
+	}
+	rest := msg[i+len(`", line `):]
+	n := 0
+	for n < len(rest) && isDigit(rest[n]) {
+		n++
+	}
+	return n > 0 && bytes.HasPrefix(rest[n:], []byte(" in "))
 }
 
 // threadLike reports whether a line heads a traceback the way a dying

@@ -385,6 +385,20 @@ func TestEngineShapes(t *testing.T) {
 			want: `t/oom 1-3 rank="" exc="torch.OutOfMemoryError" msg="CUDA out of memory. Tried to allocate 42.00 MiB."` + "\n",
 		},
 		{
+			name: "an excerpt that starts inside faulthandler's stack dump: no traceback, and the error after it comes alone",
+			log: "  File \"/x/multiprocessing/process.py\", line 314 in _bootstrap\n" +
+				"  File \"<string>\", line 1 in <module>\n" +
+				"RuntimeError: CUDA error: out of memory\n",
+			want: `t/oom 3-3 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
+			name: "the same frames in a traceback's shape open one",
+			log: "  File \"/x/multiprocessing/process.py\", line 314, in _bootstrap\n" +
+				"  File \"<string>\", line 1, in <module>\n" +
+				"RuntimeError: CUDA error: out of memory\n",
+			want: `t/oom 1-3 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
+		},
+		{
 			name: "a harmless exception raised where it always is: no finding",
 			log: "Traceback (most recent call last):\n" +
 				"  File \"/usr/lib/python3.11/multiprocessing/resource_tracker.py\", line 239, in main\n" +
