@@ -166,10 +166,13 @@ func Score(c Case, data []byte, findings []*diagnose.Finding) Result {
 		r.FalseAlarm = alarm
 		return r
 	}
-	keys := keyLines(data, strings.TrimSpace(c.ExpectedMessage))
+	// The expected message is read as the log is: a manifest copied from
+	// a paste keeps its typographic quotes.
+	want := string(matcher.Normalize(nil, []byte(strings.TrimSpace(c.ExpectedMessage))))
+	keys := keyLines(data, want)
 	r.KeyLineFound = len(keys) > 0
 	for i, f := range shown {
-		if holds(f, c, keys) {
+		if holds(f, c, want, keys) {
 			if !r.AnyHit && f.Record != nil {
 				r.Known, r.HandWritten = true, f.Record.Gen == nil
 			}
@@ -199,8 +202,8 @@ func keyLines(data []byte, msg string) []int64 {
 }
 
 // holds reports whether finding f is the expected error of case c, whose
-// key lines are keys.
-func holds(f *diagnose.Finding, c Case, keys []int64) bool {
+// expected message in its matching view is msg and whose key lines are keys.
+func holds(f *diagnose.Finding, c Case, msg string, keys []int64) bool {
 	if f.Exception != "" && c.ExpectedException != "" && !matcher.SameClass(f.Exception, c.ExpectedException) {
 		return false
 	}
@@ -214,7 +217,6 @@ func holds(f *diagnose.Finding, c Case, keys []int64) bool {
 		}
 		return false
 	}
-	msg := strings.TrimSpace(c.ExpectedMessage)
 	text := f.Exception + ": " + f.Message
 	switch {
 	case msg != "" && strings.Contains(text, msg):

@@ -798,6 +798,7 @@ func (m *Matcher) candidatesQuiet(block []byte, dst []candidate, scratch []byte,
 	}
 	unsorted := false
 	dst, scratch, unsorted = m.jsonCandidates(block, dst, scratch)
+	dst, scratch, unsorted = m.quoteCandidates(block, dst, scratch, unsorted)
 	nextText := textEscapeIndex(block) // where the next escape spelt out in text starts, from off on
 	text := nextText >= 0
 	if !text && bytes.IndexByte(block, 0x1b) < 0 {
@@ -839,6 +840,50 @@ func (m *Matcher) candidatesQuiet(block []byte, dst []candidate, scratch []byte,
 		sortCandidates(dst)
 	}
 	return dst, scratch
+}
+
+// smartQuote is the start of the UTF-8 encoding of the typographic quotes
+// Normalize folds (U+2018, U+2019, U+201C, U+201D), and of other
+// punctuation (dashes, an ellipsis).
+var smartQuote = []byte{0xe2, 0x80}
+
+// quoteTail reports whether b ends one of the typographic quotes after
+// smartQuote.
+func quoteTail(b byte) bool {
+	return b == 0x98 || b == 0x99 || b == 0x9c || b == 0x9d
+}
+
+// quoteCandidates appends the candidates of the lines of a block with
+// typographic quotes and no escape, searched in their normalized form, in
+// which the quotes are ASCII ones: a needle with a quote ("name '") is
+// found in a log whose quotes a paste "smartened". It reports whether it
+// appended any.
+func (m *Matcher) quoteCandidates(block []byte, dst []candidate, scratch []byte, unsorted bool) ([]candidate, []byte, bool) {
+	for off := 0; off < len(block); {
+		i := bytes.Index(block[off:], smartQuote)
+		if i < 0 {
+			break
+		}
+		i += off
+		if i+2 >= len(block) || !quoteTail(block[i+2]) {
+			off = i + 2 // another sign of that block: a dash, an ellipsis
+			continue
+		}
+		start := bytes.LastIndexByte(block[:i], '\n') + 1
+		end := i + lineLen(block[i:])
+		off = end
+		if bytes.IndexByte(block[start:end], 0x1b) >= 0 || textEscapeIndex(block[start:end]) >= 0 {
+			continue // searched in its normalized form with the escapes
+		}
+		scratch = Normalize(scratch[:0], block[start:end])
+		for _, h := range m.find(scratch) {
+			for _, o := range m.owners[h.PatternID] {
+				dst = append(dst, candidate{start, o})
+			}
+			unsorted = true
+		}
+	}
+	return dst, scratch, unsorted
 }
 
 // search appends the candidates the automaton proposes in block[from:to]:

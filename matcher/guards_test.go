@@ -437,6 +437,31 @@ func TestBenignMessageEndsAtAnError(t *testing.T) {
 	}
 }
 
+// A log whose quotes a paste turned typographic reads as the program
+// printed it: a record whose only words have a quote in them still finds
+// the line, alone, amid other lines, and under a colour code.
+func TestTypographicQuotesMatch(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/pkgx
+  title: pkgx
+  severity: fatal
+  match: {regex: "from 'pkgx_mod\\.\\w+'"}
+  tests: {match: ["ImportError: cannot import name 'f' from 'pkgx_mod.sub'"]}
+`)
+	for _, log := range []string{
+		"ImportError: cannot import name ‘f’ from ‘pkgx_mod.sub’ (/x/pkgx_mod/sub.py)\n",
+		"ok\nnext – with a dash…\nImportError: cannot import name ‘f’ from ‘pkgx_mod.sub’\nok\n",
+		"\x1b[31mImportError\x1b[0m: cannot import name ‘f’ from ‘pkgx_mod.sub’\n",
+	} {
+		if got := occurrences(t, m, log, 0); len(got) != 1 || got[0].ID != "t/pkgx" {
+			t.Errorf("%q: got %s", log, brief(got))
+		}
+	}
+	if got := occurrences(t, m, "from ‘pkgx_other.sub’\n", 0); len(got) != 0 {
+		t.Errorf("another module: got %s", brief(got))
+	}
+}
+
 // When several records match one event, the cause names it before a
 // symptom, and a symptom before a wrapper.
 func TestCauseBeforeSymptomBeforeWrapper(t *testing.T) {

@@ -8,7 +8,8 @@ import "bytes"
 // a trailing CR, and everything up to the last CR that has text
 // after it: a progress bar redrawn with CR shows only its final state, as in
 // a terminal. A prefix that a collector put before the bar's first state
-// ("0: ", "host python[7]: ") stays before its last one. Invalid UTF-8 and
+// ("0: ", "host python[7]: ") stays before its last one. Typographic
+// quotes read as ASCII ones. Invalid UTF-8 and
 // NUL bytes pass through unchanged.
 //
 // Normalize does not allocate when dst has room for the line.
@@ -22,7 +23,33 @@ func Normalize(dst, raw []byte) []byte {
 			dst = normalizeEsc(dst, first[:p])
 		}
 	}
-	return normalizeEsc(dst, raw)
+	start := len(dst)
+	dst = normalizeEsc(dst, raw)
+	return foldQuotes(dst, start)
+}
+
+// foldQuotes turns the typographic quotes in dst[start:] (‘ ’ “ ”) into
+// ASCII ones, in place: a log pasted through an editor or a chat that
+// "smartens" quotes (ImportError: cannot import name ‘x’ from ‘y’) reads
+// as the program printed it.
+func foldQuotes(dst []byte, start int) []byte {
+	i := bytes.IndexByte(dst[start:], 0xe2)
+	if i < 0 {
+		return dst
+	}
+	w := start + i
+	for r := w; r < len(dst); {
+		if c := dst[r]; c == 0xe2 && r+2 < len(dst) && dst[r+1] == 0x80 && quoteTail(dst[r+2]) {
+			q := byte('\'')
+			if dst[r+2] >= 0x9c {
+				q = '"'
+			}
+			dst[w], w, r = q, w+1, r+3
+			continue
+		}
+		dst[w], w, r = dst[r], w+1, r+1
+	}
+	return dst[:w]
 }
 
 // redrawPrefix returns the length of the collector's prefix ("0: ",

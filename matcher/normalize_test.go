@@ -35,6 +35,9 @@ func TestNormalize(t *testing.T) {
 		{"a hash and a bracket in a batch line", "Prefill batch. #new-seq: 1, [x]", "Prefill batch. #new-seq: 1, [x]"},
 		{"invalid utf8 kept", "bad \xff\xfe bytes", "bad \xff\xfe bytes"},
 		{"nul kept", "a\x00b", "a\x00b"},
+		{"typographic quotes", "ImportError: cannot import name ‘x’ from “y”", "ImportError: cannot import name 'x' from \"y\""},
+		{"a dash and an ellipsis stay", "a – b … c ‘", "a – b … c '"},
+		{"a quote cut at the end", "x \xe2\x80", "x \xe2\x80"},
 		{"empty", "", ""},
 	}
 	for _, tt := range tests {
