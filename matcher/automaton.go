@@ -211,6 +211,12 @@ type pattern struct {
 	// traceback's exception message.
 	frame    *regexp.Regexp
 	hasFrame bool
+	// anyFunction is set for a frame that names a file and any function
+	// of it (`model_loader/\w+\.py", line \d+, in \w+`): it says where an
+	// error of the record's kind is raised, but not that a traceback
+	// through it is one, so a traceback cut before its exception is not
+	// known by it.
+	anyFunction bool
 	// needles are the record's required literals whole: every match of
 	// re holds one. The automaton proposes a line on a needle's first
 	// bytes only; a message that holds none is refused without running
@@ -255,6 +261,23 @@ func (p *pattern) regexp() *regexp.Regexp {
 func (p *pattern) frameRE() *regexp.Regexp {
 	p.compile()
 	return p.frame
+}
+
+// wildFunctionRE is the end of a frame pattern whose function is any name.
+var wildFunctionRE = regexp.MustCompile(`in (?:\\w\+|\[\\w<>\]\+|\[\\w\.<>\]\+|\\S\+|\.\+|\.\*)(?:\\b|\$)?\)*$`)
+
+// anyFunction reports whether a record's frame pattern ends in a function
+// of any name.
+func anyFunction(frame string) bool {
+	return wildFunctionRE.MatchString(frame)
+}
+
+// phase reports whether p is a record of a phase of the server's life: a
+// generic wrapper known by a frame alone ("the server failed while loading
+// the model"), which says where an error happened and nothing of what it
+// was.
+func (p *pattern) phase() bool {
+	return p.fallback && p.hasFrame && p.rec.Role == patterns.RoleWrapper && p.rec.Match.Regex == ""
 }
 
 // nextRE returns the pattern's compiled expression of the line that goes
@@ -546,6 +569,7 @@ func compile(pack *patterns.Pack, indexMin int) (*Matcher, error) {
 		p.raisedHere = rec.HasTag(patterns.TagRaisedHere)
 		p.quiet = p.gen && rec.Severity < patterns.SeverityWarning
 		p.hasFrame = rec.Match.Frame != ""
+		p.anyFunction = p.hasFrame && anyFunction(rec.Match.Frame)
 		if rec.Match.Message != "" {
 			p.lit = []byte(rec.Match.Message)
 		}

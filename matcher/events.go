@@ -1419,10 +1419,11 @@ func (e *Engine) decideOccurrence(ev *event, g int, split bool) (Occurrence, boo
 			// Passed up through this frame, not raised in it.
 			return false
 		}
-		if p.hasFrame && frameException(p, excs) == nil && (len(excs) > 0 || p.rec.Match.Regex != "") {
+		if p.hasFrame && frameException(p, excs) == nil && (len(excs) > 0 || p.rec.Match.Regex != "" || p.anyFunction) {
 			// Raised there, but not this exception; or a traceback cut
 			// before its exception, where the record needs the message
-			// to tell its error from the others raised there.
+			// to tell its error from the others raised there, or names
+			// no function, only the files its error is raised in.
 			return false
 		}
 		if !split {
@@ -1636,8 +1637,8 @@ func rootExc(excs []exc) (exc, bool) {
 	return exc{}, false
 }
 
-// bestHit picks the event's key line among the hits in: a hand-written
-// record before a generated one, a cause before a symptom before a wrapper, then
+// bestHit picks the event's key line among the hits in: a record of a
+// phase last; a hand-written record before a generated one, a cause before a symptom before a wrapper, then
 // the earliest line (the root of a chained traceback comes first); on one
 // line, a generated record of the server before one of the diffusion
 // runtime.
@@ -1649,6 +1650,13 @@ func (e *Engine) bestHit(ev *event, in func(*hit) bool) *hit {
 	// its message before one known by any frame of the traceback.
 	rank := func(h *hit) int {
 		p := &e.m.pats[h.pat]
+		if p.phase() {
+			// It says only where the server was: a record of what failed
+			// comes first (a generated one from the exception lines, as
+			// for any wrapper, below), but it says more than a wrapper
+			// that only carries the error ("Scheduler hit an exception").
+			return 2*4 - 1
+		}
 		r := 0
 		if p.gen {
 			r += 3

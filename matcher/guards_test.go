@@ -462,6 +462,71 @@ func TestTypographicQuotesMatch(t *testing.T) {
 	}
 }
 
+func TestAnyFunction(t *testing.T) {
+	tests := []struct {
+		frame string
+		want  bool
+	}{
+		{`model_loader/\w+\.py", line \d+, in \w+`, true},
+		{`sglang/srt/[\w/]+\.py", line \d+, in [\w<>]+`, true},
+		{`(?:a|b)/x\.py", line \d+, in \S+)`, true},
+		{`model_runner\.py", line \d+, in load_model\b`, false},
+		{`conn\.py", line \d+, in (?:bootstrap_thread|decode_thread)`, false},
+		{`x\.py", line \d+, in \w+_graphs`, false},
+	}
+	for _, tt := range tests {
+		if got := anyFunction(tt.frame); got != tt.want {
+			t.Errorf("anyFunction(%q) = %v, want %v", tt.frame, got, tt.want)
+		}
+	}
+}
+
+// A traceback cut before its exception line is known by a frame that
+// names a function (a phase of the server's life), not by one that names
+// only the files an error of some class is raised in. A phase yields to
+// any record of what failed, but not to a generated wrapper.
+func TestCutTracebackKnownByNamedFrame(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/json
+  title: json
+  severity: fatal
+  match: {exception: JSONDecodeError, frame: 'model_loader/\w+\.py", line \d+, in \w+'}
+  tests: {match: ['  File "/x/sglang/srt/model_loader/loader.py", line 3, in load_model']}
+- id: t/phase
+  title: phase
+  severity: fatal
+  role: wrapper
+  tags: [fallback]
+  match: {exception: Exception, frame: 'model_loader/loader\.py", line \d+, in load_model\b'}
+  tests: {match: ['  File "/x/sglang/srt/model_loader/loader.py", line 3, in load_model']}
+- id: t/hit
+  title: hit
+  severity: error
+  role: wrapper
+  match: {regex: '^Scheduler hit an exception: '}
+  tests: {match: ['Scheduler hit an exception: Traceback (most recent call last):']}
+- id: t/oom
+  title: oom
+  severity: error
+  match: {regex: 'CUDA out of memory'}
+  tests: {match: ['torch.OutOfMemoryError: CUDA out of memory.']}
+`)
+	cut := "Scheduler hit an exception: Traceback (most recent call last):\n" +
+		"  File \"/x/sglang/srt/model_loader/loader.py\", line 3, in load_model\n" +
+		"    model = init(\n"
+	tests := []struct{ log, want string }{
+		{cut, "t/phase"},
+		{cut + "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n", "t/json"},
+		{cut + "torch.OutOfMemoryError: CUDA out of memory.\n", "t/oom"},
+		{strings.Replace(cut, "in load_model", "in load_weights", 1), "t/hit"},
+	}
+	for _, tt := range tests {
+		if got := occurrences(t, m, tt.log, 0); len(got) != 1 || got[0].ID != tt.want {
+			t.Errorf("%q: got %s, want %s", tt.log, brief(got), tt.want)
+		}
+	}
+}
+
 // When several records match one event, the cause names it before a
 // symptom, and a symptom before a wrapper.
 func TestCauseBeforeSymptomBeforeWrapper(t *testing.T) {
