@@ -822,7 +822,7 @@ func (m *Matcher) candidatesQuiet(block []byte, dst []candidate, scratch []byte,
 	}
 	unsorted := false
 	dst, scratch, unsorted = m.jsonCandidates(block, dst, scratch)
-	dst, scratch, unsorted = m.quoteCandidates(block, dst, scratch, unsorted)
+	dst, scratch, unsorted = m.viewCandidates(block, dst, scratch, unsorted)
 	nextText := textEscapeIndex(block) // where the next escape spelt out in text starts, from off on
 	text := nextText >= 0
 	if !text && bytes.IndexByte(block, 0x1b) < 0 {
@@ -877,12 +877,30 @@ func quoteTail(b byte) bool {
 	return b == 0x98 || b == 0x99 || b == 0x9c || b == 0x9d
 }
 
-// quoteCandidates appends the candidates of the lines of a block with
-// typographic quotes and no escape, searched in their normalized form, in
-// which the quotes are ASCII ones: a needle with a quote ("name '") is
-// found in a log whose quotes a paste "smartened". It reports whether it
-// appended any.
-func (m *Matcher) quoteCandidates(block []byte, dst []candidate, scratch []byte, unsorted bool) ([]candidate, []byte, bool) {
+// viewCandidates appends the candidates of the lines of a block that are
+// searched in their matching view as well, as processLine reads them, and
+// reports whether it appended any: lines with typographic quotes (a
+// needle with a quote, "name '", is found in a log whose quotes a paste
+// smartened), and a traceback's frames pasted with escaped quotes
+// (`File \"/x/scheduler.py\", line 9, in run_batch`). Lines with escapes
+// are searched in that view with the escapes.
+func (m *Matcher) viewCandidates(block []byte, dst []candidate, scratch []byte, unsorted bool) ([]candidate, []byte, bool) {
+	search := func(start, end int) {
+		line := block[start:end]
+		if bytes.IndexByte(line, 0x1b) >= 0 || textEscapeIndex(line) >= 0 {
+			return // searched in its normalized form with the escapes
+		}
+		scratch = Normalize(scratch[:0], line)
+		if escapedFrameLine(scratch) {
+			scratch = unescapeQuotes(scratch)
+		}
+		for _, h := range m.find(scratch) {
+			for _, o := range m.owners[h.PatternID] {
+				dst = append(dst, candidate{start, o})
+			}
+			unsorted = true
+		}
+	}
 	for off := 0; off < len(block); {
 		i := bytes.Index(block[off:], smartQuote)
 		if i < 0 {
@@ -893,19 +911,19 @@ func (m *Matcher) quoteCandidates(block []byte, dst []candidate, scratch []byte,
 			off = i + 2 // another sign of that block: a dash, an ellipsis
 			continue
 		}
-		start := bytes.LastIndexByte(block[:i], '\n') + 1
-		end := i + lineLen(block[i:])
+		start, end := bytes.LastIndexByte(block[:i], '\n')+1, i+lineLen(block[i:])
+		search(start, end)
 		off = end
-		if bytes.IndexByte(block[start:end], 0x1b) >= 0 || textEscapeIndex(block[start:end]) >= 0 {
-			continue // searched in its normalized form with the escapes
+	}
+	for off := 0; off < len(block); {
+		i := bytes.Index(block[off:], escapedFrame)
+		if i < 0 {
+			break
 		}
-		scratch = Normalize(scratch[:0], block[start:end])
-		for _, h := range m.find(scratch) {
-			for _, o := range m.owners[h.PatternID] {
-				dst = append(dst, candidate{start, o})
-			}
-			unsorted = true
-		}
+		i += off
+		start, end := bytes.LastIndexByte(block[:i], '\n')+1, i+lineLen(block[i:])
+		search(start, end)
+		off = end
 	}
 	return dst, scratch, unsorted
 }

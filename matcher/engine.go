@@ -153,6 +153,7 @@ type event struct {
 	upFrames     bool // frames came after the exception line: a traceback upside down
 	sourceNext   bool // the last line was a frame without indentation: its source line may follow
 	upsideDown   bool // its head came last
+	pyspy        bool // it holds a py-spy dump, whose threads blank lines part
 	ipython      bool // a traceback as IPython prints it (ipythonHead)
 	group        int  // group of the next exception line
 	hits         []hit

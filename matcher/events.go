@@ -78,6 +78,9 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 			return
 		}
 	}
+	if escapedFrameLine(e.norm) {
+		e.norm = unescapeQuotes(e.norm)
+	}
 	var ln Line
 	rest := cutStreams(&ln, e.norm)
 	hdr, body, ok := e.hdr.cut(rest)
@@ -137,6 +140,32 @@ func (e *Engine) processLine(raw []byte, owners []int32) {
 	e.assemble(&ln, owners)
 	e.rememberFailed(&ln)
 	e.prev = prevLine{no: e.line, len: len(e.norm), midWord: len(e.norm) > 0 && (isLetter(e.norm[len(e.norm)-1]) || isDigit(e.norm[len(e.norm)-1]))}
+}
+
+// escapedFrame is a traceback's frame pasted from a string whose quotes
+// were escaped, one frame to a line: `  File \"/x/scheduler.py\", line 2063,
+// in run_batch`.
+var escapedFrame = []byte(`File \"`)
+
+// escapedFrameLine reports whether a line is a frame pasted with escaped
+// quotes, one to a line: not a whole traceback escaped into one line
+// (`"Traceback…\n  File \"/x/a.py\", line 1, in f\n…"`), which is read as
+// the string it is.
+func escapedFrameLine(b []byte) bool {
+	return bytes.Contains(b, escapedFrame) && !bytes.Contains(b, []byte(`\n`))
+}
+
+// unescapeQuotes turns each \" of a line into ", in place.
+func unescapeQuotes(b []byte) []byte {
+	w := 0
+	for r := 0; r < len(b); r++ {
+		if b[r] == '\\' && r+1 < len(b) && b[r+1] == '"' {
+			continue
+		}
+		b[w] = b[r]
+		w++
+	}
+	return b[:w]
 }
 
 // underHeader takes the stream prefixes under a learnt header off body
@@ -674,6 +703,7 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 	if ev.state == stRecord && ev.lines < maxNextLines && (e.goesOn(ev, msg) || len(bytes.TrimSpace(msg)) == 0 && e.goesOn(ev, nil)) {
 		// The line a record says goes on with it, or a blank line before
 		// it ("ERROR: Cannot install …", "", "The conflict is caused by:").
+		ev.pyspy = ev.pyspy || pyspyLine(msg)
 		return msg, true
 	}
 	if ev.lines >= maxEventLines || ln.Record && !tracebackRecord(ev, ln) {
@@ -690,6 +720,13 @@ func (e *Engine) continues(ev *event, ln *Line, owners []int32) ([]byte, bool) {
 				!bytes.HasPrefix(t, tracebackHead) && !bytes.HasPrefix(t, framePrefix) && !e.saysOwnError(msg, owners)
 		case bytes.HasPrefix(msg, tracebackHead):
 			ev.state, ev.traceback = stFrames, true
+			return msg, true
+		case pyspyLine(msg):
+			// py-spy's interpreter line, or a thread of its dump with
+			// the thread's frames indented under it.
+			ev.pyspy = true
+			return msg, true
+		case ev.pyspy && blank:
 			return msg, true
 		case ev.kind == kindUsage && argErrorRE.Match(msg):
 			// The error line ends the usage text, and says what the
@@ -1219,6 +1256,18 @@ func escapedTraceback(line []byte) bool {
 // `File "…", line 12, in f`, without its indentation.
 func isFrame(msg []byte) bool {
 	return bytes.HasPrefix(msg, framePrefix) && bytes.Contains(msg, []byte(`", line `))
+}
+
+// pyspyLineRE is a line of py-spy's dump outside a stack: the interpreter
+// it read (`Python v3.11.13 (/usr/bin/python3.11)`), and the head of a
+// thread (`Thread 499 (idle): "MainThread"`, `Thread 0x7F3A (active+gil):
+// "Thread-2"`).
+var pyspyLineRE = regexp.MustCompile(`^(?:Thread (?:\d+|0x[0-9A-Fa-f]+) \([\w+ ]+\): "|Python v\d+\.\d+[\w.+]* \()`)
+
+// pyspyLine reports whether a line is one of py-spy's dump outside a
+// stack.
+func pyspyLine(msg []byte) bool {
+	return (bytes.HasPrefix(msg, []byte("Thread ")) || bytes.HasPrefix(msg, []byte("Python v"))) && pyspyLineRE.Match(msg)
 }
 
 // dumpFrame reports whether a frame is in the shape of faulthandler's

@@ -527,6 +527,60 @@ func TestCutTracebackKnownByNamedFrame(t *testing.T) {
 	}
 }
 
+// A py-spy dump under the line that announces it is one event: its
+// threads' heads and their indented frames, up to the next line of the log.
+func TestPyspyDumpIsOneEvent(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/dump
+  title: dump
+  severity: warning
+  match: {regex: 'Pyspy dump for PID \d+', next: '^Process \d+: '}
+  tests: {match: ['Pyspy dump for PID 499:']}
+`)
+	log := "[2025-11-05 10:18:51] Pyspy dump for PID 499:\n" +
+		"Process 499: sglang::scheduler\n" +
+		"Python v3.11.13 (/usr/bin/python3.11)\n" +
+		"\n" +
+		"Thread 499 (idle): \"MainThread\"\n" +
+		"    replay (npu_graph_runner.py:82)\n" +
+		"    run_batch (scheduler.py:1987)\n" +
+		"Thread 0x7F3A2B4C (active+gil): \"Thread-1\"\n" +
+		"    _recv (multiprocessing/connection.py:395)\n" +
+		"\n" +
+		"[2025-11-05 10:18:52] INFO:     127.0.0.1:43844 - \"GET /v1/models HTTP/1.1\" 200 OK\n"
+	got := occurrences(t, m, log, 0)
+	if len(got) != 1 || got[0].ID != "t/dump" || got[0].Line != 1 || got[0].EndLine != 9 {
+		t.Errorf("got %s", brief(got))
+	}
+}
+
+// A traceback pasted from a string with its quotes escaped, a frame to a
+// line, reads as the traceback: its frames are frames, and a record known
+// by one of them finds it.
+func TestEscapedQuoteFrames(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/batch
+  title: batch
+  severity: error
+  role: wrapper
+  tags: [fallback]
+  match: {exception: Exception, frame: 'managers/scheduler\.py", line \d+, in run_batch\b'}
+  tests: {match: ['  File "/x/sglang/srt/managers/scheduler.py", line 9, in run_batch']}
+`)
+	log := "Scheduler hit an exception: Traceback (most recent call last):\n" +
+		"  File \\\"/x/sglang/srt/managers/scheduler.py\\\", line 7, in event_loop_normal\n" +
+		"    result = self.run_batch(batch)\n" +
+		"  File \\\"/x/sglang/srt/managers/scheduler.py\\\", line 9, in run_batch\n" +
+		"    batch_result = self.model_worker.forward_batch_generation(\n"
+	got := occurrences(t, m, log, 0)
+	if len(got) != 1 || got[0].ID != "t/batch" || got[0].EndLine != 5 {
+		t.Errorf("got %s", brief(got))
+	}
+	if u := string(unescapeQuotes([]byte(`File \"a\", line 1, x\\y`))); u != `File "a", line 1, x\\y` {
+		t.Errorf("unescapeQuotes: %s", u)
+	}
+}
+
 // When several records match one event, the cause names it before a
 // symptom, and a symptom before a wrapper.
 func TestCauseBeforeSymptomBeforeWrapper(t *testing.T) {
