@@ -1172,6 +1172,9 @@ var ownPath = []byte("sglang/srt/")
 // noteFrame keeps a traceback's frame line as its innermost so far, and as
 // its innermost in sglang's own code when it is one.
 func (ev *event) noteFrame(frame []byte, line int64) {
+	if ev.lastFrame != "" && passThrough(frame) {
+		return // its caller is where the error was raised
+	}
 	ev.lastFrame, ev.lastFrameAt, ev.lastCode = keep(frame), line, ""
 	if len(ev.framePaths) < maxFramePaths {
 		if path, ok := framePath(ev.lastFrame); ok {
@@ -1181,6 +1184,17 @@ func (ev *event) noteFrame(frame []byte, line int64) {
 	if bytes.Contains(frame, ownPath) {
 		ev.ownFrame = ev.lastFrame
 	}
+}
+
+// passThroughRE is a frame that raises an attribute error for its caller:
+// torch's Module.__getattr__ (`'ReplicatedLinear' object has no attribute
+// 'weight'`) and transformers' config lookup. The caller's line is the
+// one that read the attribute.
+var passThroughRE = regexp.MustCompile(`(?:torch/nn/modules/module|transformers/configuration_utils)\.py", line \d+, in __getattr(?:ibute)?__$`)
+
+// passThrough reports whether a frame only raises for its caller.
+func passThrough(frame []byte) bool {
+	return bytes.HasSuffix(frame, []byte("__")) && passThroughRE.Match(frame)
 }
 
 // saysOwnError reports whether a record of an error confirms msg: a

@@ -581,6 +581,36 @@ func TestEscapedQuoteFrames(t *testing.T) {
 	}
 }
 
+// An attribute error that torch's Module.__getattr__ raises is raised
+// where its caller read the attribute: a record that needs the innermost
+// frame to be its own finds the caller's.
+func TestPassThroughFrame(t *testing.T) {
+	m := compileYAML(t, `
+- id: t/attr
+  title: attr
+  severity: error
+  tags: [raised-here]
+  match: {exception: AttributeError, frame: 'sglang/srt/[\w/]+\.py", line \d+, in [\w<>]+', regex: 'object has no attribute'}
+  tests: {match: ["AttributeError: 'X' object has no attribute 'weight'"]}
+`)
+	tb := func(inner string) string {
+		return "Traceback (most recent call last):\n" +
+			"  File \"/x/sglang/srt/models/deepseek_v2.py\", line 1527, in __init__\n" +
+			"    and self.proj.weight.dtype == torch.bfloat16\n" + inner +
+			"AttributeError: 'ReplicatedLinear' object has no attribute 'weight'\n"
+	}
+	tests := []struct{ log, want string }{
+		{tb(""), "t/attr"},
+		{tb("  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1968, in __getattr__\n    raise AttributeError(\n"), "t/attr"},
+		{tb("  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1968, in forward\n    x = y.weight\n"), UnknownTraceback},
+	}
+	for _, tt := range tests {
+		if got := occurrences(t, m, tt.log, 0); len(got) != 1 || got[0].ID != tt.want {
+			t.Errorf("%q: got %s, want %s", tt.log, brief(got), tt.want)
+		}
+	}
+}
+
 // When several records match one event, the cause names it before a
 // symptom, and a symptom before a wrapper.
 func TestCauseBeforeSymptomBeforeWrapper(t *testing.T) {

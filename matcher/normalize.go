@@ -9,7 +9,7 @@ import "bytes"
 // after it: a progress bar redrawn with CR shows only its final state, as in
 // a terminal. A prefix that a collector put before the bar's first state
 // ("0: ", "host python[7]: ") stays before its last one. Typographic
-// quotes read as ASCII ones. Invalid UTF-8 and
+// quotes read as ASCII ones, and a line set in bold as its text. Invalid UTF-8 and
 // NUL bytes pass through unchanged.
 //
 // Normalize does not allocate when dst has room for the line.
@@ -25,7 +25,21 @@ func Normalize(dst, raw []byte) []byte {
 	}
 	start := len(dst)
 	dst = normalizeEsc(dst, raw)
-	return foldQuotes(dst, start)
+	dst = foldQuotes(dst, start)
+	return unbold(dst, start)
+}
+
+// unbold takes off the Markdown emphasis around the whole of dst[start:]
+// (`**TypeError: boom**`, a line a paste set in bold), in place.
+func unbold(dst []byte, start int) []byte {
+	line := dst[start:]
+	n := len(line)
+	if n < 5 || line[0] != '*' || line[1] != '*' || line[n-1] != '*' || line[n-2] != '*' || line[2] == ' ' || line[2] == '*' ||
+		bytes.Contains(line[2:n-2], []byte("**")) {
+		return dst
+	}
+	copy(line, line[2:n-2])
+	return dst[:start+n-4]
 }
 
 // foldQuotes turns the typographic quotes in dst[start:] (‘ ’ “ ”) into

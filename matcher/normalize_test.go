@@ -38,6 +38,9 @@ func TestNormalize(t *testing.T) {
 		{"typographic quotes", "ImportError: cannot import name ‘x’ from “y”", "ImportError: cannot import name 'x' from \"y\""},
 		{"a dash and an ellipsis stay", "a – b … c ‘", "a – b … c '"},
 		{"a quote cut at the end", "x \xe2\x80", "x \xe2\x80"},
+		{"a line set in bold", "**TypeError: f() got an unexpected keyword argument 'idx'**", "TypeError: f() got an unexpected keyword argument 'idx'"},
+		{"bold inside a line stays", "**Note**: see **this**", "**Note**: see **this**"},
+		{"a rule of stars stays", "*****", "*****"},
 		{"empty", "", ""},
 	}
 	for _, tt := range tests {
