@@ -611,6 +611,20 @@ func TestPassThroughFrame(t *testing.T) {
 	}
 }
 
+// A call with arguments the function does not take names the function as
+// Python does, a closure's too (`f.<locals>.<lambda>()`), and is known by
+// the frame in sglang's code that made it.
+func TestBuiltinCallSignatureOfAClosure(t *testing.T) {
+	b := builtinMatcher(t)
+	log := "Traceback (most recent call last):\n" +
+		"  File \"/x/python/sglang/srt/utils/common.py\", line 512, in make_layers\n" +
+		"    maybe_offload_to_cpu(layer_fn(idx=idx, prefix=add_prefix(idx, prefix)))\n" +
+		"**TypeError: Phi3SmallModel.__init__.<locals>.<lambda>() got an unexpected keyword argument 'idx'**\n"
+	if got := occurrences(t, b, log, 0); len(got) != 1 || got[0].ID != "sglang/internal-call-signature-mismatch" {
+		t.Errorf("got %s", brief(got))
+	}
+}
+
 // When several records match one event, the cause names it before a
 // symptom, and a symptom before a wrapper.
 func TestCauseBeforeSymptomBeforeWrapper(t *testing.T) {
