@@ -110,6 +110,9 @@ type exc struct {
 	// wrapped is set for the error another exception's message closes
 	// with, in repr form (Triton's CompilationError).
 	wrapped bool
+	// code is the source line of the frame the exception was raised in,
+	// as its traceback printed it.
+	code string
 }
 
 // event is an open event of one stream.

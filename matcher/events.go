@@ -1375,7 +1375,7 @@ func (e *Engine) addExc(ev *event, msg []byte) {
 	if len(ev.excs) >= maxEventExcs {
 		return
 	}
-	x := exc{line: e.line, group: ev.group}
+	x := exc{line: e.line, group: ev.group, code: ev.lastCode}
 	t := bytes.TrimRight(msg, " ")
 	if class, text, ok := splitExcLine(t); ok {
 		x.class = keep(t[:class])
@@ -1425,15 +1425,32 @@ func (e *Engine) closeEvent(i int) {
 		if o, ok := e.occurrence(ev, g, groups > 1); ok {
 			// A paste indented as a whole indents every message.
 			o.Message = strings.TrimLeft(o.Message, " \t")
-			if o.Message == "" && o.Exception != "" && !strings.HasPrefix(ev.lastCode, "raise ") {
+			if o.Message == "" && o.Exception != "" {
 				// An exception with no message of its own (a bare
 				// assert): the source line that raised it says what,
-				// unless it only raises the class again.
-				o.Message = ev.lastCode
+				// unless it only raises the class again. The line is
+				// that of the exception's own traceback, not of a later
+				// one in its chain.
+				if code := raisingCode(ev, o.Exception); !strings.HasPrefix(code, "raise ") {
+					o.Message = code
+				}
 			}
 			e.emit(o)
 		}
 	}
+}
+
+// raisingCode returns the source line that raised the event's exception
+// of the class with no message: of its own traceback where the event has
+// it, else the last one read (a traceback printed upside down reads its
+// frames after the exception).
+func raisingCode(ev *event, class string) string {
+	for _, x := range ev.excs {
+		if x.class == class && x.msg == "" && x.code != "" {
+			return x.code
+		}
+	}
+	return ev.lastCode
 }
 
 // maxBenignLines bounds the lines a harmless record's message may go on

@@ -399,6 +399,18 @@ func TestEngineShapes(t *testing.T) {
 			want: `t/oom 1-3 rank="" exc="RuntimeError" msg="CUDA error: out of memory"` + "\n",
 		},
 		{
+			name: "an exception with no message, in a chain: the line that raised it is of its own traceback",
+			log: "Traceback (most recent call last):\n" +
+				"  File \"/x/engine.py\", line 1340, in wait\n" +
+				"    data = reader.recv()\n" +
+				"EOFError\n" +
+				"During handling of the above exception, another exception occurred:\n" +
+				"Traceback (most recent call last):\n" +
+				"  File \"/opt/venv/bin/sglang\", line 6, in <module>\n" +
+				"    sys.exit(main())\n",
+			want: `unknown/traceback 1-8 rank="" exc="EOFError" msg="data = reader.recv()"` + "\n",
+		},
+		{
 			name: "a harmless exception raised where it always is: no finding",
 			log: "Traceback (most recent call last):\n" +
 				"  File \"/usr/lib/python3.11/multiprocessing/resource_tracker.py\", line 239, in main\n" +
