@@ -1188,9 +1188,9 @@ func (ev *event) noteFrame(frame []byte, line int64) {
 
 // passThroughRE is a frame that raises an attribute error for its caller:
 // torch's Module.__getattr__ (`'ReplicatedLinear' object has no attribute
-// 'weight'`) and transformers' config lookup. The caller's line is the
+// 'weight'`), and transformers' config and tokenizer lookups. The caller's line is the
 // one that read the attribute.
-var passThroughRE = regexp.MustCompile(`(?:torch/nn/modules/module|transformers/configuration_utils)\.py", line \d+, in __getattr(?:ibute)?__$`)
+var passThroughRE = regexp.MustCompile(`(?:torch/nn/modules/module|transformers/configuration_utils|transformers/tokenization_utils_base)\.py", line \d+, in __getattr(?:ibute)?__$`)
 
 // passThrough reports whether a frame only raises for its caller.
 func passThrough(frame []byte) bool {
