@@ -915,12 +915,17 @@ func (m *Matcher) viewCandidates(block []byte, dst []candidate, scratch []byte, 
 		search(start, end)
 		off = end
 	}
+	// A backslash is rare in a log, "File " is not: look for the one.
 	for off := 0; off < len(block); {
-		i := bytes.Index(block[off:], escapedFrame)
+		i := bytes.IndexByte(block[off:], '\\')
 		if i < 0 {
 			break
 		}
 		i += off
+		if i+1 >= len(block) || block[i+1] != '"' || !bytes.HasSuffix(block[:i], escapedFrame[:len(escapedFrame)-2]) {
+			off = i + 1
+			continue
+		}
 		start, end := bytes.LastIndexByte(block[:i], '\n')+1, i+lineLen(block[i:])
 		search(start, end)
 		off = end
