@@ -64,7 +64,7 @@ func saysError(msg []byte, lvl Level) bool {
 	if httpErrorStatus(msg) {
 		return true
 	}
-	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || pythonSource(msg) || pythonWarning(msg) || warningAfterBar(msg) || pydanticDetail(msg) ||
+	if lvl == LevelInfo || lvl == LevelWarning || flagListing(msg) || sourceLine(msg) || pythonWarning(msg) || warningAfterBar(msg) || pydanticDetail(msg) ||
 		bytes.Equal(msg, duringHandling) || bytes.Equal(msg, directCause) || introduces(msg) || taskListItem(msg) {
 		return false
 	}
@@ -466,17 +466,39 @@ func sourceLocation(t []byte) bool {
 // frames.
 var pythonKeywords = []string{"assert ", "raise ", "except ", "except:", "if ", "elif ", "while ", "return ", "await ", "def ", "with "}
 
-// pythonSource reports whether a message is a line of Python source, as a
-// traceback quotes it: "assert x >= 0, \"x must not be negative\"". An
-// excerpt that starts inside a traceback starts with one.
-func pythonSource(msg []byte) bool {
+// codePrefixes start lines of program source that an issue pastes beside
+// its log: Python calls that print or log ("print(f\"Error: {e}\")"),
+// Rust items and calls ("#[error(\"Validation failed\")]", ".expect(\"Failed
+// to create client\")"), shell and batch-script comments ("#SBATCH
+// --error=…").
+var codePrefixes = []string{"print(", "logger.", "logging.", "warnings.warn(",
+	"fn ", "pub fn ", "pub async fn ", "use ", "let ", "#[", ".expect(", ".map_err(", ".json(", "Err(",
+	"# ", "#SBATCH "}
+
+// sourceLine reports whether a message is a line of source code: Python,
+// as a traceback quotes it ("assert x >= 0, \"x must not be negative\"";
+// an excerpt that starts inside a traceback starts with one), or a line of
+// code or a table an issue pastes beside its log.
+func sourceLine(msg []byte) bool {
 	t := bytes.TrimLeft(msg, " \t")
 	for _, k := range pythonKeywords {
 		if bytes.HasPrefix(t, []byte(k)) {
 			return true
 		}
 	}
-	return false
+	for _, k := range codePrefixes {
+		if bytes.HasPrefix(t, []byte(k)) {
+			return true
+		}
+	}
+	return tableRow(t)
+}
+
+// tableRow reports whether a line is a row of a Markdown table, "| Failed
+// requests | 0 |": a benchmark's summary, not an error.
+func tableRow(t []byte) bool {
+	t = bytes.TrimRight(t, " \t")
+	return len(t) > 2 && t[0] == '|' && t[len(t)-1] == '|'
 }
 
 // pythonWarning reports whether a message is a warning as Python's
