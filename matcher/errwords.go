@@ -473,7 +473,7 @@ var pythonKeywords = []string{"assert ", "raise ", "except ", "except:", "if ", 
 // --error=…").
 var codePrefixes = []string{"print(", "logger.", "logging.", "warnings.warn(",
 	"fn ", "pub fn ", "pub async fn ", "use ", "let ", "#[", ".expect(", ".map_err(", ".json(", "Err(",
-	"# ", "#SBATCH "}
+	"# ", "#SBATCH ", "// "}
 
 // sourceLine reports whether a message is a line of source code: Python,
 // as a traceback quotes it ("assert x >= 0, \"x must not be negative\"";

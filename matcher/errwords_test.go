@@ -36,6 +36,7 @@ func TestSaysError(t *testing.T) {
 		{"a Rust error attribute", `    #[error("Validation failed: {0}")]`, LevelNone, false},
 		{"a Rust expect", `        .expect("Failed to create HTTP client"),`, LevelNone, false},
 		{"a batch-script directive", `#SBATCH --error=slurm_logs/%A_%a/error.txt       # error file`, LevelNone, false},
+		{"a comment in C, Go or Rust", "        // Initial health check with timeout", LevelNone, false},
 		{"a table row", "| Failed requests                   | 0          |", LevelNone, false},
 		{"a pipe-led line that is no row", "| worker 3 failed to start", LevelNone, true},
 		{"an error that starts with let", "letting the request fail: timeout", LevelNone, true},
