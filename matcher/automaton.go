@@ -901,14 +901,16 @@ func (m *Matcher) viewCandidates(block []byte, dst []candidate, scratch []byte, 
 			unsorted = true
 		}
 	}
-	for off := 0; off < len(block); {
-		i := bytes.Index(block[off:], smartQuote)
+	// Looked for by their middle byte, which a progress bar's blocks
+	// (U+2588, E2 96 88) do not have.
+	for off := 1; off < len(block); {
+		i := bytes.IndexByte(block[off:], smartQuote[1])
 		if i < 0 {
 			break
 		}
 		i += off
-		if i+2 >= len(block) || !quoteTail(block[i+2]) {
-			off = i + 2 // another sign of that block: a dash, an ellipsis
+		if block[i-1] != smartQuote[0] || i+1 >= len(block) || !quoteTail(block[i+1]) {
+			off = i + 1 // another character: a dash, an ellipsis, a CJK character
 			continue
 		}
 		start, end := bytes.LastIndexByte(block[:i], '\n')+1, i+lineLen(block[i:])

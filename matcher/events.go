@@ -152,7 +152,7 @@ var escapedFrame = []byte(`File \"`)
 // (`"Traceback…\n  File \"/x/a.py\", line 1, in f\n…"`), which is read as
 // the string it is.
 func escapedFrameLine(b []byte) bool {
-	return bytes.Contains(b, escapedFrame) && !bytes.Contains(b, []byte(`\n`))
+	return bytes.IndexByte(b, '\\') >= 0 && bytes.Contains(b, escapedFrame) && !bytes.Contains(b, []byte(`\n`))
 }
 
 // unescapeQuotes turns each \" of a line into ", in place.
